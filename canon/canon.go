@@ -1,0 +1,294 @@
+// Package canon owns the byte-exact JSON forms the contract hashes and
+// measures: the Python-compact form (json.dumps with separators (",",":"),
+// raw UTF-8, optional ASCII escaping and code-point key order) and the
+// canonical form (JS JSON.stringify rules with keys in UTF-16 order). Both
+// escape exactly `"` `\` \b \f \n \r \t and other C0 controls as \u00xx, and
+// never <, >, &, U+2028 or U+2029, unlike encoding/json.
+package canon
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/vivary-dev/vivary-go/guard"
+)
+
+// Order is how object keys are ordered.
+type Order int
+
+const (
+	// Unsorted keeps the order of the Go value (struct field order; maps are
+	// sorted by bytes since Go has no insertion order).
+	Unsorted Order = iota
+	// CodePoint sorts keys by code point (Python sort_keys=True).
+	CodePoint
+	// UTF16 sorts keys by UTF-16 code units (canonical JSON).
+	UTF16
+)
+
+// Options select one serialization.
+type Options struct {
+	Order Order
+	ASCII bool // escape non-ASCII as \uxxxx (Python ensure_ascii=True)
+}
+
+// Compact is Python json.dumps(v, ensure_ascii=False, separators=(",",":"), sort_keys=True).
+func Compact(v any) ([]byte, error) { return Encode(v, Options{Order: CodePoint}) }
+
+// Canonical is the canonical JSON of v.
+func Canonical(v any) ([]byte, error) { return Encode(v, Options{Order: UTF16}) }
+
+// Fingerprint is "sha256:" + hex(sha256(Canonical(v))).
+func Fingerprint(v any) (string, error) {
+	b, err := Canonical(v)
+	if err != nil {
+		return "", err
+	}
+	return Digest(b), nil
+}
+
+// Digest is "sha256:" + hex(sha256(b)).
+func Digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+// Encode serializes v, which may be any value encoding/json accepts.
+func Encode(v any, o Options) ([]byte, error) {
+	tree, err := toTree(v, o.Order == Unsorted)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := write(&buf, tree, o); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// orderedObject keeps struct field order when the caller wants it.
+type orderedObject struct {
+	keys []string
+	vals map[string]any
+}
+
+// toTree turns v into a generic tree of maps, slices, json.Number, string,
+// bool and nil. With keepOrder, objects keep the order encoding/json wrote.
+func toTree(v any, keepOrder bool) (any, error) {
+	raw, err := marshalNoHTML(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if !keepOrder {
+		var t any
+		if err := dec.Decode(&t); err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	return decodeOrdered(dec)
+}
+
+func marshalNoHTML(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+func decodeOrdered(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := &orderedObject{vals: map[string]any{}}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k := kt.(string)
+				val, err := decodeOrdered(dec)
+				if err != nil {
+					return nil, err
+				}
+				if _, dup := o.vals[k]; !dup {
+					o.keys = append(o.keys, k)
+				}
+				o.vals[k] = val
+			}
+			_, err := dec.Token()
+			return o, err
+		case '[':
+			arr := []any{}
+			for dec.More() {
+				val, err := decodeOrdered(dec)
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, val)
+			}
+			_, err := dec.Token()
+			return arr, err
+		}
+	}
+	return tok, nil
+}
+
+func write(buf *bytes.Buffer, v any, o Options) error {
+	switch t := v.(type) {
+	case nil:
+		buf.WriteString("null")
+	case bool:
+		if t {
+			buf.WriteString("true")
+		} else {
+			buf.WriteString("false")
+		}
+	case json.Number:
+		writeNumber(buf, t)
+	case string:
+		writeString(buf, t, o.ASCII)
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range t {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := write(buf, e, o); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sortKeys(keys, o.Order)
+		return writeObject(buf, keys, t, o)
+	case *orderedObject:
+		return writeObject(buf, t.keys, t.vals, o)
+	default:
+		return fmt.Errorf("canon: unsupported value %T", v)
+	}
+	return nil
+}
+
+func writeObject(buf *bytes.Buffer, keys []string, vals map[string]any, o Options) error {
+	buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		writeString(buf, k, o.ASCII)
+		buf.WriteByte(':')
+		if err := write(buf, vals[k], o); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte('}')
+	return nil
+}
+
+func sortKeys(keys []string, ord Order) {
+	if ord == UTF16 {
+		sort.Slice(keys, func(i, j int) bool { return guard.Less(keys[i], keys[j]) })
+		return
+	}
+	sort.Strings(keys) // byte order of UTF-8 is code-point order
+}
+
+// writeNumber writes integers in decimal and other numbers as JS would.
+func writeNumber(buf *bytes.Buffer, n json.Number) {
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		buf.WriteString(strconv.FormatInt(i, 10))
+		return
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil {
+		buf.WriteString("null")
+		return
+	}
+	if f == float64(int64(f)) && f < 1e21 && f > -1e21 {
+		buf.WriteString(strconv.FormatInt(int64(f), 10))
+		return
+	}
+	buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+}
+
+const hexDigits = "0123456789abcdef"
+
+func writeString(buf *bytes.Buffer, s string, ascii bool) {
+	buf.WriteByte('"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"':
+				buf.WriteString(`\"`)
+			case '\\':
+				buf.WriteString(`\\`)
+			case '\n':
+				buf.WriteString(`\n`)
+			case '\r':
+				buf.WriteString(`\r`)
+			case '\t':
+				buf.WriteString(`\t`)
+			case '\b':
+				buf.WriteString(`\b`)
+			case '\f':
+				buf.WriteString(`\f`)
+			default:
+				if c < 0x20 {
+					buf.WriteString(`\u00`)
+					buf.WriteByte(hexDigits[c>>4])
+					buf.WriteByte(hexDigits[c&0xf])
+				} else {
+					buf.WriteByte(c)
+				}
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if ascii {
+			if r >= 0x10000 {
+				a, b := utf16.EncodeRune(r)
+				writeU(buf, a)
+				writeU(buf, b)
+			} else {
+				writeU(buf, r)
+			}
+		} else if r == utf8.RuneError && n == 1 {
+			buf.WriteString("\ufffd")
+		} else {
+			buf.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	buf.WriteByte('"')
+}
+
+func writeU(buf *bytes.Buffer, r rune) {
+	buf.WriteString(`\u`)
+	for shift := 12; shift >= 0; shift -= 4 {
+		buf.WriteByte(hexDigits[(r>>uint(shift))&0xf])
+	}
+}

@@ -1,0 +1,507 @@
+package graph
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/vivary-dev/vivary-go/guard"
+	"github.com/vivary-dev/vivary-go/limits"
+	"github.com/vivary-dev/vivary-go/policy"
+)
+
+// Finding is one validation result.
+type Finding struct {
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	Level   string `json:"level"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Messages are fixed per code.
+var Messages = map[string]string{
+	"E001": "invalid frontmatter",
+	"E101": "required field missing",
+	"E102": "required field empty",
+	"E103": "field value invalid",
+	"W201": "untyped document",
+	"W202": "unknown field",
+	"W210": "redundant derived field",
+	"W220": "unresolved reference",
+}
+
+func finding(path string, line int, code string) Finding {
+	level := "warning"
+	if code[0] == 'E' || code == "W201" {
+		level = "error"
+	}
+	msg, ok := Messages[code]
+	if !ok {
+		msg = "document validation finding"
+	}
+	if line < 0 {
+		line = 0
+	}
+	return Finding{Path: path, Line: line, Level: level, Code: code, Message: msg}
+}
+
+// Edge is one ref from a document's frontmatter.
+type Edge struct {
+	Field string `json:"field"`
+	To    string `json:"to"`
+	Line  int    `json:"-"`
+}
+
+// Document is one admitted, analysed Markdown file.
+type Document struct {
+	Path        string
+	Type        string // "" when untyped
+	ID          string
+	Title       string
+	Created     string
+	Updated     string
+	Text        string // full decoded text, frontmatter included
+	FM          *Frontmatter
+	Edges       []Edge
+	Findings    []Finding
+	EdgeOmitted int
+}
+
+// TypeFor resolves the type of rel by its nearest ancestor folder: for each
+// directory from the document's own up to (not including) the root, the
+// exact relative path, then "./" plus it, then its basename.
+func TypeFor(cfg *policy.Config, rel string) string {
+	dir := rel
+	for {
+		i := strings.LastIndexByte(dir, '/')
+		if i < 0 {
+			return ""
+		}
+		dir = dir[:i]
+		base := dir[strings.LastIndexByte(dir, '/')+1:]
+		for _, key := range []string{dir, "./" + dir, base} {
+			if t, ok := cfg.FolderMap[key]; ok {
+				return t
+			}
+		}
+	}
+}
+
+var slugRun = regexp.MustCompile(`[^a-z0-9._-]+`)
+
+// Slugify lowercases and turns every run of other characters into "-".
+func Slugify(s string) string {
+	s = strings.Trim(slugRun.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	if s == "" {
+		return "untitled"
+	}
+	return s
+}
+
+func stripExt(name string) string {
+	l := strings.ToLower(name)
+	switch {
+	case strings.HasSuffix(l, ".markdown"):
+		return name[:len(name)-len(".markdown")]
+	case strings.HasSuffix(l, ".md"):
+		return name[:len(name)-len(".md")]
+	}
+	return name
+}
+
+// DeriveID is the document id: index-like files (readme, index, _index, or
+// named as their folder) take the folder's slug, others their own.
+func DeriveID(rel, rootName string) string {
+	dir, name := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, name = rel[:i], rel[i+1:]
+	}
+	parent := rootName
+	if dir != "" {
+		parent = dir[strings.LastIndexByte(dir, '/')+1:]
+	}
+	base := stripExt(name)
+	lb := strings.ToLower(base)
+	if lb == "readme" || lb == "index" || lb == "_index" || strings.EqualFold(base, parent) {
+		return Slugify(parent)
+	}
+	return Slugify(base)
+}
+
+var headingRe = regexp.MustCompile(`(?m)^#\s+(.+)$`)
+
+// DeriveTitle is the first "# " heading of the body, trimmed to 512
+// characters, else the id in title case.
+func DeriveTitle(body, id string) string {
+	if m := headingRe.FindStringSubmatch(body); m != nil {
+		t := strings.TrimSpace(strings.TrimSuffix(m[1], "\r"))
+		if t != "" {
+			return TrimText(t, limits.MaxTitleChars)
+		}
+	}
+	return pyTitle(strings.ReplaceAll(id, "-", " "))
+}
+
+// TrimText keeps s within max code points, ending a cut with "...".
+func TrimText(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimRightFunc(string(r[:max-3]), unicode.IsSpace) + "..."
+}
+
+// pyTitle is Python's str.title: a letter after a non-letter is upper-cased,
+// every other letter lower-cased.
+func pyTitle(s string) string {
+	var b strings.Builder
+	prevLetter := false
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			if prevLetter {
+				b.WriteRune(unicode.ToLower(r))
+			} else {
+				b.WriteRune(unicode.ToTitle(r))
+			}
+			prevLetter = true
+		} else {
+			b.WriteRune(r)
+			prevLetter = false
+		}
+	}
+	return b.String()
+}
+
+func localDate(ns int64) string {
+	if ns <= 0 {
+		return "1970-01-01"
+	}
+	return time.Unix(0, ns).Format("2006-01-02")
+}
+
+var (
+	slugRe     = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	urlRe      = regexp.MustCompile(`^https?://\S+$`)
+	dateRe     = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	datetimeRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
+)
+
+func validDate(s string) bool {
+	if !dateRe.MatchString(s) {
+		return false
+	}
+	_, err := time.Parse("2006-01-02", s)
+	return err == nil
+}
+
+// CheckSpec reports whether v satisfies the field spec.
+func CheckSpec(spec string, v any) bool {
+	switch spec {
+	case "any":
+		return true
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "date":
+		s, ok := v.(string)
+		return ok && validDate(s)
+	case "datetime":
+		s, ok := v.(string)
+		return ok && datetimeRe.MatchString(s) && validDate(s[:10])
+	case "slug", "ref":
+		s, ok := v.(string)
+		return ok && slugRe.MatchString(s)
+	case "url":
+		s, ok := v.(string)
+		return ok && urlRe.MatchString(s)
+	case "list":
+		_, ok := v.([]any)
+		return ok
+	case "string-list", "ref-list":
+		l, ok := v.([]any)
+		if !ok {
+			return false
+		}
+		for _, e := range l {
+			s, ok := e.(string)
+			if !ok || (spec == "ref-list" && !slugRe.MatchString(s)) {
+				return false
+			}
+		}
+		return true
+	case "bool":
+		_, ok := v.(bool)
+		return ok
+	case "number":
+		switch v.(type) {
+		case int64, float64:
+			return true
+		}
+		return false
+	}
+	if strings.HasPrefix(spec, "enum:") {
+		s := Stringify(v)
+		for _, o := range strings.Split(spec[5:], "|") {
+			if o == s {
+				return v != nil
+			}
+		}
+	}
+	return false
+}
+
+// Stringify renders a frontmatter value as the search text uses it.
+func Stringify(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return t
+	case bool:
+		if t {
+			return "True"
+		}
+		return "False"
+	case int64:
+		return strconv.FormatInt(t, 10)
+	case float64:
+		return pyFloat(t)
+	case []any:
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = Stringify(e)
+		}
+		return strings.Join(parts, ", ")
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + ": " + Stringify(t[k])
+		}
+		return strings.Join(parts, " ")
+	}
+	return ""
+}
+
+func pyFloat(f float64) string {
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") {
+		s += ".0"
+	}
+	return s
+}
+
+// Analyze builds the document model of one admitted file and all of its
+// findings except W220, which needs the whole graph.
+func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64) *Document {
+	text = strings.TrimPrefix(text, "\ufeff")
+	d := &Document{Path: rel, Text: text, Type: TypeFor(cfg, rel)}
+	fmText, body, _, has := Split(text)
+	d.ID = DeriveID(rel, rootName)
+	d.Title = DeriveTitle(body, d.ID)
+	created := mtime
+	if ctime > 0 && ctime < created {
+		created = ctime
+	}
+	d.Created, d.Updated = localDate(created), localDate(mtime)
+	d.FM = &Frontmatter{byKey: map[string]int{}}
+	if has {
+		fm, err := ParseFrontmatter(fmText)
+		if err != nil {
+			line := 2
+			if fe, ok := err.(*ErrFrontmatter); ok {
+				line = fe.Line
+			}
+			d.Findings = append(d.Findings, finding(rel, line, "E001"))
+			return d
+		}
+		d.FM = fm
+	}
+	typed := d.Type != ""
+	if !typed && !cfg.AllowUntyped {
+		d.Findings = append(d.Findings, finding(rel, 1, "W201"))
+	}
+	required := map[string]string{}
+	optional := map[string]string{}
+	for k, s := range cfg.Optional {
+		optional[k] = s
+	}
+	for k, s := range cfg.Required {
+		required[k] = s
+	}
+	if typed {
+		td := cfg.Types[d.Type]
+		for k, s := range td.Optional {
+			if _, r := required[k]; !r {
+				optional[k] = s
+			}
+		}
+		for k, s := range td.Required {
+			delete(optional, k)
+			required[k] = s
+		}
+	}
+	for _, k := range sortedKeys(required) {
+		v, ok := d.FM.Get(k)
+		if !ok {
+			d.Findings = append(d.Findings, finding(rel, 1, "E101"))
+			continue
+		}
+		if s, isStr := v.(string); v == nil || (isStr && s == "") {
+			d.Findings = append(d.Findings, finding(rel, d.FM.Fields[d.FM.byKey[k]].Line, "E102"))
+		}
+	}
+	derive := map[string]bool{}
+	for _, k := range cfg.Derive {
+		derive[k] = true
+	}
+	derived := map[string]string{"id": d.ID, "slug": d.ID, "title": d.Title, "created": d.Created, "updated": d.Updated}
+	for _, f := range d.FM.Fields {
+		if derive[f.Key] {
+			if (typed || !cfg.AllowUntyped) && Stringify(f.Value) == derived[f.Key] {
+				d.Findings = append(d.Findings, finding(rel, f.Line, "W210"))
+			}
+			continue
+		}
+		spec, isReq := required[f.Key]
+		if !isReq {
+			spec = optional[f.Key]
+		}
+		if spec == "" {
+			if typed {
+				d.Findings = append(d.Findings, finding(rel, f.Line, "W202"))
+			}
+			continue
+		}
+		if spec == "ref" || spec == "ref-list" {
+			d.addRefs(f, spec)
+			continue
+		}
+		if f.Value == nil && !isReq {
+			continue
+		}
+		if !CheckSpec(spec, f.Value) && !(isReq && (f.Value == nil || f.Value == "")) {
+			d.Findings = append(d.Findings, finding(rel, f.Line, "E103"))
+		}
+	}
+	return d
+}
+
+// addRefs records the edges of a ref or ref-list field; an unsafe or
+// absolute target is an E103 and an omitted edge.
+func (d *Document) addRefs(f Field, spec string) {
+	var targets []any
+	switch v := f.Value.(type) {
+	case nil:
+		return
+	case []any:
+		if spec == "ref" {
+			d.Findings = append(d.Findings, finding(d.Path, f.Line, "E103"))
+			return
+		}
+		targets = v
+	default:
+		if spec == "ref-list" {
+			d.Findings = append(d.Findings, finding(d.Path, f.Line, "E103"))
+			return
+		}
+		targets = []any{v}
+	}
+	bad := false
+	for _, t := range targets {
+		s, ok := t.(string)
+		if !ok || !guard.OutputSafe(f.Key, limits.MaxFieldChars, guard.Producer) ||
+			!guard.OutputSafe(s, limits.MaxRefTargetChars, guard.Producer) || guard.Absolute(s) {
+			d.EdgeOmitted++
+			bad = true
+			continue
+		}
+		if len(d.Edges) >= limits.MaxEdgesPerDocument {
+			d.EdgeOmitted++
+			continue
+		}
+		if !slugRe.MatchString(s) {
+			bad = true
+		}
+		d.Edges = append(d.Edges, Edge{Field: f.Key, To: s, Line: f.Line})
+	}
+	if bad {
+		d.Findings = append(d.Findings, finding(d.Path, f.Line, "E103"))
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// UnresolvedFindings are the W220 findings of d against the known ids.
+func (d *Document) UnresolvedFindings(ids map[string]bool) []Finding {
+	var out []Finding
+	for _, e := range d.Edges {
+		if !ids[e.To] {
+			out = append(out, finding(d.Path, e.Line, "W220"))
+		}
+	}
+	return out
+}
+
+// Node is one graph node; the first document with an id wins.
+type Node struct {
+	ID   string
+	Type string
+	Path string
+	Doc  *Document
+}
+
+// GraphEdge is one edge with its broken flag.
+type GraphEdge struct {
+	From, Field, To string
+	Broken          bool
+}
+
+// Graph is the typed graph of a snapshot.
+type Graph struct {
+	Nodes map[string]*Node
+	Edges []GraphEdge
+}
+
+// Build builds the graph of documents (already in path order).
+func Build(docs []*Document) *Graph {
+	g := &Graph{Nodes: map[string]*Node{}}
+	for _, d := range docs {
+		if _, ok := g.Nodes[d.ID]; !ok {
+			g.Nodes[d.ID] = &Node{ID: d.ID, Type: d.Type, Path: d.Path, Doc: d}
+		}
+	}
+	for _, d := range docs {
+		for _, e := range d.Edges {
+			_, ok := g.Nodes[e.To]
+			g.Edges = append(g.Edges, GraphEdge{From: d.ID, Field: e.Field, To: e.To, Broken: !ok})
+		}
+	}
+	sort.Slice(g.Edges, func(i, j int) bool {
+		a, b := g.Edges[i], g.Edges[j]
+		if a.From != b.From {
+			return a.From < b.From
+		}
+		if a.Field != b.Field {
+			return a.Field < b.Field
+		}
+		return a.To < b.To
+	})
+	return g
+}

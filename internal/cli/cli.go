@@ -1,0 +1,106 @@
+// Package cli holds the shell front ends of the read producers. Commands
+// parse flags, bind the workspace, call one producer and map its result or
+// typed refusal to output and an exit code. They never write to the workspace.
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/vivary-dev/vivary-go/canon"
+	"github.com/vivary-dev/vivary-go/reason"
+)
+
+// Exit codes.
+const (
+	ExitOK       = 0
+	ExitFindings = 1
+	ExitUsage    = 2
+)
+
+// multi is a repeatable string flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+// usageError is a bad command line; its text is printed with the usage hint.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	_ = usage
+	return fs
+}
+
+// parse parses args; -h/--help prints the help on stdout and returns done.
+func parse(fs *flag.FlagSet, args []string, help string, stdout io.Writer) (done bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, help)
+			return true, nil
+		}
+		return false, &usageError{err.Error()}
+	}
+	return false, nil
+}
+
+// signalContext is cancelled by SIGINT/SIGTERM, so a running git child dies too.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
+}
+
+// writeJSON prints v as indented JSON with the Python-compact escaping rules.
+func writeJSON(w io.Writer, v any) error {
+	b, err := canon.Encode(v, canon.Options{Order: canon.Unsorted})
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err = w.Write(out.Bytes())
+	return err
+}
+
+// refusal is the JSON shape of a typed refusal on the shell.
+type refusal struct {
+	Status  string      `json:"status"`
+	Reason  reason.Code `json:"reason"`
+	Message string      `json:"message"`
+}
+
+// fail reports err and returns exit 2. In JSON mode the refusal is printed on
+// stdout as an object; the message never holds a path.
+func fail(prog string, err error, asJSON bool, stdout, stderr io.Writer) int {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", prog, ue.msg, prog)
+		return ExitUsage
+	}
+	code := reason.Of(err)
+	msg := string(code)
+	var re *reason.Error
+	if errors.As(err, &re) && re.Msg != "" {
+		msg = re.Msg
+	}
+	if asJSON {
+		_ = writeJSON(stdout, refusal{Status: code.Status(), Reason: code, Message: msg})
+	}
+	fmt.Fprintf(stderr, "%s: %s: %s\n", prog, code, msg)
+	return ExitUsage
+}

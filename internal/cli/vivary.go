@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/workspace"
+)
+
+const vivaryHelp = `vivary reads a Vivary Markdown workspace and prints bounded, privacy-filtered
+context. It never writes to the workspace.
+
+Usage:
+  vivary check   --workspace DIR [--path P]... [--strict] [--json]
+  vivary query   --workspace DIR [flags] TEXT
+  vivary find    --workspace DIR [--limit N] [--budget N] [--json] QUESTION
+  vivary capsule --workspace DIR [--max-claims N] [--json] QUESTION
+
+Run 'vivary COMMAND --help' for the flags of one command.
+
+Exit status: 0 clean or answered, 1 findings (check), 2 usage error or refusal.
+`
+
+// Vivary runs the vivary command line and returns its exit code.
+func Vivary(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, vivaryHelp)
+		return ExitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, vivaryHelp)
+		return ExitOK
+	case "check":
+		return runCheck(args[1:], stdout, stderr)
+	}
+	for _, c := range extraCommands {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "vivary: unknown command %q\nRun 'vivary --help' for usage.\n", args[0])
+	return ExitUsage
+}
+
+type command struct {
+	name string
+	run  func(args []string, stdout, stderr io.Writer) int
+}
+
+// extraCommands are the producers registered beside check.
+var extraCommands []command
+
+const checkHelp = `Usage: vivary check --workspace DIR [--path P]... [--strict] [--json]
+
+Validates the typed Markdown documents of the workspace without changing them.
+
+Flags:
+  --workspace DIR  the workspace root (required)
+  --path P         check only P and what is beneath it; repeatable, at most 200
+  --strict         fail on warnings too (default: the workspace policy's strict)
+  --json           print vivary.check-result/v0 JSON
+
+Exit status: 0 clean, 1 findings, 2 usage error or refusal.
+`
+
+func bindFlag(fs interface {
+	StringVar(*string, string, string, string)
+}) *string {
+	var dir string
+	fs.StringVar(&dir, "workspace", "", "workspace root")
+	return &dir
+}
+
+func bind(dir string) (*workspace.Workspace, error) {
+	if dir == "" {
+		return nil, &usageError{"--workspace DIR is required"}
+	}
+	return workspace.Bind(dir)
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("check", checkHelp, stderr)
+	dir := bindFlag(fs)
+	var paths multi
+	fs.Var(&paths, "path", "")
+	strict := fs.Bool("strict", false, "")
+	asJSON := fs.Bool("json", false, "")
+	if done, err := parse(fs, args, checkHelp, stdout); done || err != nil {
+		if err != nil {
+			return fail("vivary check", err, false, stdout, stderr)
+		}
+		return ExitOK
+	}
+	if fs.NArg() > 0 {
+		return fail("vivary check", &usageError{"unexpected argument; pass paths with --path"}, false, stdout, stderr)
+	}
+	ws, err := bind(*dir)
+	if err != nil {
+		return fail("vivary check", err, *asJSON, stdout, stderr)
+	}
+	defer ws.Close()
+	ctx, cancel := signalContext()
+	defer cancel()
+	a := produce.CheckArgs{Paths: paths}
+	if *strict {
+		a.Strict = strict
+	}
+	res, err := produce.Check(ctx, ws, a)
+	if err != nil {
+		return fail("vivary check", err, *asJSON, stdout, stderr)
+	}
+	if *asJSON {
+		if err := writeJSON(stdout, res); err != nil {
+			return fail("vivary check", err, false, stdout, stderr)
+		}
+	} else {
+		for _, f := range res.Findings {
+			fmt.Fprintf(stdout, "%s:%d: %s %s %s\n", f.Path, f.Line, f.Level, f.Code, f.Message)
+		}
+		fmt.Fprintf(stdout, "checked %d documents: %d clean, %d errors, %d warnings", res.Checked, res.Clean, res.Errors, res.Warnings)
+		if !res.Complete {
+			fmt.Fprint(stdout, " (incomplete)")
+		}
+		fmt.Fprintln(stdout)
+		for _, o := range res.Omissions {
+			fmt.Fprintf(stdout, "omitted: %s/%s %d\n", o.Kind, o.Reason, o.Count)
+		}
+	}
+	if res.Errors > 0 || (res.Strict && res.Warnings > 0) {
+		return ExitFindings
+	}
+	return ExitOK
+}

@@ -1,0 +1,144 @@
+package policy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vivary-dev/vivary-go/limits"
+)
+
+// gitTimeout bounds one git call.
+const gitTimeout = 10 * time.Second
+
+// gitPath is the fixed search path git runs with; the user's PATH is not inherited.
+const gitPath = "/usr/local/bin:/usr/bin:/bin"
+
+// errGitOutput reports output over its cap.
+var errGitOutput = errors.New("git output over its cap")
+
+type cappedBuffer struct {
+	bytes.Buffer
+	max  int
+	over bool
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.Len()+len(p) > c.max {
+		c.over = true
+		return 0, errGitOutput
+	}
+	return c.Buffer.Write(p)
+}
+
+// gitEnv is the whole environment git sees: no GIT_* from the caller, no
+// global or system config, no prompts, no replace objects.
+func gitEnv() []string {
+	return []string{
+		"PATH=" + gitPath,
+		"HOME=/nonexistent",
+		"LC_ALL=C",
+		"GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_CONFIG_SYSTEM=/dev/null",
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_NO_REPLACE_OBJECTS=1",
+		"GIT_OPTIONAL_LOCKS=0",
+	}
+}
+
+// RunGit runs git with a fixed argv prefix in root: core.fsmonitor off,
+// hooks pointed nowhere, bounded time and output, its own process group that
+// is killed on cancel. It returns stdout and the exit code; err is set only
+// when git could not run to an exit (timeout, cancel, output cap, missing git).
+func RunGit(ctx context.Context, root string, stdin []byte, args ...string) ([]byte, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	argv := append([]string{
+		"--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+		"-c", "core.quotePath=false", "-C", root,
+	}, args...)
+	cmd := exec.CommandContext(ctx, "git", argv...)
+	cmd.Env = gitEnv()
+	cmd.Path = lookGit()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+		return nil
+	}
+	cmd.WaitDelay = time.Second
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	out := &cappedBuffer{max: limits.MaxGitOutputBytes}
+	errb := &cappedBuffer{max: limits.MaxGitStderrBytes}
+	cmd.Stdout, cmd.Stderr = out, errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return nil, -1, ctx.Err()
+	}
+	if out.over {
+		return nil, -1, errGitOutput
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return out.Bytes(), ee.ExitCode(), nil
+	}
+	if err != nil && !errb.over {
+		return nil, -1, err
+	}
+	return out.Bytes(), 0, nil
+}
+
+// lookGit finds git on the fixed path only.
+func lookGit() string {
+	for _, d := range filepath.SplitList(gitPath) {
+		p := filepath.Join(d, "git")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return "/usr/bin/git"
+}
+
+// userExcludesFile is the user's global excludes file, so that what the
+// user's own git ignores stays ignored here. It is read from the global
+// config with a plain `git config --get` (which runs nothing), else Git's
+// default location.
+func userExcludesFile(ctx context.Context) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, lookGit(), "config", "--global", "--get", "core.excludesFile")
+	cmd.Env = []string{"PATH=" + gitPath, "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if out, err := cmd.Output(); err == nil {
+		p := strings.TrimSpace(string(out))
+		if strings.HasPrefix(p, "~/") {
+			p = filepath.Join(home, p[2:])
+		}
+		if p != "" {
+			return p
+		}
+	}
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	p := filepath.Join(xdg, "git", "ignore")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return ""
+}

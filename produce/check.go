@@ -1,0 +1,142 @@
+package produce
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/vivary-dev/vivary-go/graph"
+	"github.com/vivary-dev/vivary-go/guard"
+	"github.com/vivary-dev/vivary-go/limits"
+	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/workspace"
+)
+
+// CheckArgs are vivary_check's inputs.
+type CheckArgs struct {
+	Paths  []string
+	Strict *bool // nil: the workspace policy decides
+}
+
+// CheckResult is vivary.check-result/v0.
+type CheckResult struct {
+	Schema               string          `json:"schema"`
+	Checked              int             `json:"checked"`
+	Clean                int             `json:"clean"`
+	Errors               int             `json:"errors"`
+	Warnings             int             `json:"warnings"`
+	Findings             []graph.Finding `json:"findings"`
+	Strict               bool            `json:"strict"`
+	Complete             bool            `json:"complete"`
+	WorkspaceFingerprint string          `json:"workspace_fingerprint"`
+	Omissions            []Omission      `json:"omissions"`
+}
+
+// CheckSchemaID is the check result's schema id.
+const CheckSchemaID = "vivary.check-result/v0"
+
+// ValidateCheckPaths applies the check path rules: at most 200 unique safe
+// relative paths, none secret-looking. Errors name the argument only.
+func ValidateCheckPaths(paths []string) error {
+	if len(paths) > limits.MaxCheckPaths {
+		return reason.New(reason.InvalidArguments, "paths holds more than 200 entries")
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if !guard.SafeRelPath(p, limits.MaxPathChars) || policy.Sensitive(p) || seen[p] {
+			return reason.New(reason.PathRefused, "a check path is refused: it must be a unique, workspace-relative path of at most 512 characters, without '..', and not secret-looking")
+		}
+		seen[p] = true
+	}
+	return nil
+}
+
+func selected(rel string, paths []string) bool {
+	if len(paths) == 0 {
+		return true
+	}
+	for _, p := range paths {
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Check validates the selected documents without changing them.
+func Check(ctx context.Context, ws *workspace.Workspace, args CheckArgs) (*CheckResult, error) {
+	if err := ValidateCheckPaths(args.Paths); err != nil {
+		return nil, err
+	}
+	snap, err := Take(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	ids := make(map[string]bool, len(snap.Graph.Nodes))
+	for id := range snap.Graph.Nodes {
+		ids[id] = true
+	}
+	res := &CheckResult{Schema: CheckSchemaID, Findings: []graph.Finding{}, Strict: snap.Config.Strict}
+	if args.Strict != nil {
+		res.Strict = *args.Strict
+	}
+	hit := make([]bool, len(args.Paths))
+	for _, d := range snap.Docs {
+		if !selected(d.Path, args.Paths) {
+			continue
+		}
+		for i, p := range args.Paths {
+			if d.Path == p || strings.HasPrefix(d.Path, p+"/") {
+				hit[i] = true
+			}
+		}
+		fs := append(append([]graph.Finding{}, d.Findings...), d.UnresolvedFindings(ids)...)
+		res.Checked++
+		if len(fs) == 0 {
+			res.Clean++
+		}
+		for _, f := range fs {
+			if f.Level == "error" {
+				res.Errors++
+			} else {
+				res.Warnings++
+			}
+			if len(res.Findings) >= limits.MaxFindings {
+				return nil, workLimit("the check found more than 200 findings; narrow it with paths")
+			}
+			res.Findings = append(res.Findings, f)
+		}
+	}
+	sort.SliceStable(res.Findings, func(i, j int) bool {
+		a, b := res.Findings[i], res.Findings[j]
+		if a.Path != b.Path {
+			return guard.Less(a.Path, b.Path)
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Level != b.Level {
+			return a.Level < b.Level
+		}
+		return a.Code < b.Code
+	})
+	missing := 0
+	for _, h := range hit {
+		if !h {
+			missing++
+		}
+	}
+	res.Omissions = snap.Omissions
+	if missing > 0 {
+		m := map[[2]string]int{}
+		for _, o := range snap.Omissions {
+			m[[2]string{o.Kind, o.Reason}] += o.Count
+		}
+		m[[2]string{"selection", "path_not_found"}] += missing
+		res.Omissions = rows(m)
+	}
+	res.Complete = snap.Complete && missing == 0
+	res.WorkspaceFingerprint = snap.Fingerprint
+	return res, nil
+}

@@ -1,0 +1,63 @@
+// Package reason owns the closed set of typed refusal codes that cross a
+// boundary (the CLI's JSON, the MCP envelope). An Error carries a Code and a
+// fixed message; messages must never hold a path, a query or any other input.
+package reason
+
+import "errors"
+
+// Code is one of the typed reasons below.
+type Code string
+
+const (
+	UnknownWorkspace         Code = "unknown_workspace"
+	PathRefused              Code = "path_refused"
+	WorkspaceUnavailable     Code = "workspace_unavailable"
+	ServerBusy               Code = "server_busy"
+	ProducerUnavailable      Code = "producer_unavailable"
+	PrivacyPolicyUnavailable Code = "privacy_policy_unavailable"
+	WorkLimitExceeded        Code = "work_limit_exceeded"
+	ResponseLimitExceeded    Code = "response_limit_exceeded"
+	InvalidArguments         Code = "invalid_arguments"
+)
+
+// Error is a refusal with a typed code. Msg is a fixed sentence chosen by the
+// code that raised it; it names what went wrong, never the value.
+type Error struct {
+	Code Code
+	Msg  string
+	Err  error // internal cause, never printed across a boundary
+}
+
+func (e *Error) Error() string {
+	if e.Msg == "" {
+		return string(e.Code)
+	}
+	return string(e.Code) + ": " + e.Msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// New returns an Error with the code and message.
+func New(c Code, msg string) *Error { return &Error{Code: c, Msg: msg} }
+
+// Wrap returns an Error with the code and message that keeps cause for errors.Is.
+func Wrap(c Code, msg string, cause error) *Error { return &Error{Code: c, Msg: msg, Err: cause} }
+
+// Of maps any error to its code: the code of the first *Error in the chain,
+// otherwise producer_unavailable.
+func Of(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ProducerUnavailable
+}
+
+// Status is the envelope status a code maps to: refused only for
+// unknown_workspace and path_refused, unknown for every other code.
+func (c Code) Status() string {
+	if c == UnknownWorkspace || c == PathRefused {
+		return "refused"
+	}
+	return "unknown"
+}

@@ -1,0 +1,289 @@
+// Package workspace owns the bound workspace root: its canonical path, the
+// held directory handle and the identity anchor that tells a replaced root
+// from ordinary writes inside it, and every read of workspace bytes. Names
+// are resolved one component at a time beneath the held handle with
+// O_NOFOLLOW, so no link is ever followed; files are opened non-blocking and
+// must be regular with a single link. This package never writes.
+package workspace
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vivary-dev/vivary-go/reason"
+)
+
+// Workspace is a bound root. It is safe for concurrent use; Close is idempotent.
+type Workspace struct {
+	path string
+	mu   sync.Mutex
+	fd   int
+	dev  uint64
+	ino  uint64
+}
+
+// Bind normalizes root (absolute, links resolved, clean), requires a real
+// directory, opens it and anchors its identity. Errors carry no path.
+func Bind(root string) (*Workspace, error) {
+	if strings.TrimSpace(root) == "" {
+		return nil, reason.New(reason.WorkspaceUnavailable, "workspace path is empty")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace path cannot be made absolute", err)
+	}
+	var lst unix.Stat_t
+	if err := unix.Lstat(abs, &lst); err != nil {
+		return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace directory does not exist", err)
+	}
+	if lst.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return nil, reason.New(reason.WorkspaceUnavailable, "workspace path is a symbolic link; pass the directory it points to")
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace path cannot be resolved", err)
+	}
+	real = filepath.Clean(real)
+	fd, err := unix.Open(real, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, unix.ENOTDIR) {
+			return nil, reason.New(reason.WorkspaceUnavailable, "workspace path is not a directory")
+		}
+		return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace directory cannot be opened", err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace directory cannot be inspected", err)
+	}
+	if err := unix.Lstat(real, &lst); err != nil || lst.Dev != st.Dev || lst.Ino != st.Ino || lst.Mode&unix.S_IFMT != unix.S_IFDIR {
+		unix.Close(fd)
+		return nil, reason.New(reason.WorkspaceUnavailable, "workspace identity changed during binding")
+	}
+	return &Workspace{path: real, fd: fd, dev: uint64(st.Dev), ino: uint64(st.Ino)}, nil
+}
+
+// Root is the canonical absolute root path. Never put it in output.
+func (w *Workspace) Root() string { return w.path }
+
+// Identity is the anchored (device, inode) pair.
+func (w *Workspace) Identity() (dev, ino uint64) { return w.dev, w.ino }
+
+// Close releases the anchor. After Close, Check always fails.
+func (w *Workspace) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd < 0 {
+		return nil
+	}
+	err := unix.Close(w.fd)
+	w.fd = -1
+	return err
+}
+
+// Check reports workspace_unavailable when the root path no longer names the
+// anchored directory: deleted, renamed away and replaced, or swapped for a link.
+func (w *Workspace) Check() error {
+	w.mu.Lock()
+	fd := w.fd
+	w.mu.Unlock()
+	if fd < 0 {
+		return reason.New(reason.WorkspaceUnavailable, "workspace is closed")
+	}
+	var held unix.Stat_t
+	if err := unix.Fstat(fd, &held); err != nil || held.Nlink == 0 {
+		return reason.New(reason.WorkspaceUnavailable, "workspace directory was deleted")
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(w.path, &st); err != nil {
+		return reason.New(reason.WorkspaceUnavailable, "workspace directory is gone")
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR || uint64(st.Dev) != w.dev || uint64(st.Ino) != w.ino {
+		return reason.New(reason.WorkspaceUnavailable, "workspace directory was replaced")
+	}
+	return nil
+}
+
+// Info is what one lstat beneath the root says of an entry.
+type Info struct {
+	Name   string
+	Mode   uint32 // S_IFMT bits
+	Size   int64
+	Dev    uint64
+	Ino    uint64
+	Nlink  uint64
+	Mtime  int64 // ns
+	Ctime  int64 // ns
+	Exists bool
+}
+
+// IsDir, IsRegular and IsLink classify the entry.
+func (i Info) IsDir() bool     { return i.Mode == unix.S_IFDIR }
+func (i Info) IsRegular() bool { return i.Mode == unix.S_IFREG }
+func (i Info) IsLink() bool    { return i.Mode == unix.S_IFLNK }
+
+func infoOf(name string, st *unix.Stat_t) Info {
+	return Info{
+		Name: name, Mode: st.Mode & unix.S_IFMT, Size: st.Size, Dev: uint64(st.Dev), Ino: uint64(st.Ino),
+		Nlink: uint64(st.Nlink), Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Exists: true,
+	}
+}
+
+// ErrLink is returned when a path component is a link or not a directory.
+var ErrLink = errors.New("path component is a link or not a directory")
+
+// openDir opens the directory rel ("" is the root) beneath the root, one
+// component at a time, refusing links. The caller closes the fd.
+func (w *Workspace) openDir(rel string) (int, error) {
+	w.mu.Lock()
+	root := w.fd
+	w.mu.Unlock()
+	if root < 0 {
+		return -1, reason.New(reason.WorkspaceUnavailable, "workspace is closed")
+	}
+	fd, err := unix.Dup(root)
+	if err != nil {
+		return -1, err
+	}
+	unix.CloseOnExec(fd)
+	if rel == "" {
+		return fd, nil
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			unix.Close(fd)
+			return -1, ErrLink
+		}
+		next, err := unix.Openat(fd, seg, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+				return -1, ErrLink
+			}
+			return -1, err
+		}
+		fd = next
+	}
+	return fd, nil
+}
+
+func split(rel string) (dir, name string) {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i], rel[i+1:]
+	}
+	return "", rel
+}
+
+// Lstat describes rel without following a link at any component. A missing
+// entry returns Info{Exists:false} and no error.
+func (w *Workspace) Lstat(rel string) (Info, error) {
+	dir, name := split(rel)
+	fd, err := w.openDir(dir)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return Info{Name: name}, nil
+		}
+		return Info{}, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return Info{Name: name}, nil
+		}
+		return Info{}, err
+	}
+	return infoOf(name, &st), nil
+}
+
+// ReadDir lists the directory rel with an lstat of every entry, in no order.
+func (w *Workspace) ReadDir(rel string) ([]Info, error) {
+	fd, err := w.openDir(rel)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), "dir")
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Info, 0, len(names))
+	for _, n := range names {
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			out = append(out, Info{Name: n})
+			continue
+		}
+		out = append(out, infoOf(n, &st))
+	}
+	return out, nil
+}
+
+// Errors ReadFile returns, so callers can map them to omissions.
+var (
+	ErrNotRegular = errors.New("not a regular single-link file")
+	ErrTooLarge   = errors.New("file over its size cap")
+	ErrChanged    = errors.New("file changed while it was read")
+)
+
+// ReadFile reads rel with no link followed, non-blocking, requiring a regular
+// file with one link, at most max bytes (ErrTooLarge past that). If want is
+// non-nil, the file's identity must equal it before and after the read
+// (ErrChanged otherwise).
+func (w *Workspace) ReadFile(rel string, max int64, want *Info) ([]byte, Info, error) {
+	dir, name := split(rel)
+	dfd, err := w.openDir(dir)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	unix.Close(dfd)
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) {
+			return nil, Info{}, ErrLink
+		}
+		return nil, Info{}, err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, Info{}, err
+	}
+	before := infoOf(name, &st)
+	if !before.IsRegular() || before.Nlink != 1 {
+		return nil, before, ErrNotRegular
+	}
+	if want != nil && !sameFile(before, *want) {
+		return nil, before, ErrChanged
+	}
+	if before.Size > max {
+		return nil, before, ErrTooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, before, err
+	}
+	if int64(len(data)) > max {
+		return nil, before, ErrTooLarge
+	}
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, before, err
+	}
+	after := infoOf(name, &st)
+	if !sameFile(before, after) || int64(len(data)) != after.Size {
+		return nil, after, ErrChanged
+	}
+	return data, after, nil
+}
+
+func sameFile(a, b Info) bool {
+	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.Mtime == b.Mtime && a.Ctime == b.Ctime && a.Mode == b.Mode && a.Nlink == b.Nlink
+}
