@@ -237,4 +237,3 @@ func thinPolicy(ws *workspace.Workspace, paths []string) (map[string]bool, error
 	}
 	return ignored, nil
 }
-
