@@ -8,3 +8,8 @@ require (
 	golang.org/x/sys v0.50.0
 	golang.org/x/text v0.44.0
 )
+
+require (
+	github.com/rogpeppe/go-internal v1.16.0
+	golang.org/x/tools v0.52.0 // indirect
+)

@@ -87,6 +87,12 @@ func securityText(s string) string {
 	var b strings.Builder
 	b.Grow(len(d))
 	for _, r := range d {
+		if unicode.IsSpace(r) {
+			// Line breaks and tabs separate words; dropping them (as other
+			// control runes are) would glue "x\nsecret = v" into one word.
+			b.WriteByte(' ')
+			continue
+		}
 		if unicode.In(r, unicode.C, unicode.M) {
 			continue
 		}

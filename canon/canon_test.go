@@ -1,0 +1,43 @@
+package canon_test
+
+import (
+	"testing"
+
+	"github.com/vivary-dev/vivary-go/canon"
+)
+
+func TestEncodings(t *testing.T) {
+	v := map[string]any{"b": "<&>\u2028é\n\x01\"\\", "a": []any{1, true, nil, 2.5}, "\uFF5E": 1, "\U0001F600": 2}
+	compact, err := canon.Compact(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\"a\":[1,true,null,2.5],\"b\":\"<&>\u2028é\\n\\u0001\\\"\\\\\",\"\uFF5E\":1,\"\U0001F600\":2}"
+	if string(compact) != want {
+		t.Errorf("compact\n got %s\nwant %s", compact, want)
+	}
+	canonical, _ := canon.Canonical(v)
+	wantC := "{\"a\":[1,true,null,2.5],\"b\":\"<&>\u2028é\\n\\u0001\\\"\\\\\",\"\U0001F600\":2,\"\uFF5E\":1}"
+	if string(canonical) != wantC {
+		t.Errorf("canonical\n got %s\nwant %s", canonical, wantC)
+	}
+	ascii, _ := canon.Encode(map[string]any{"k": "é\U0001F600"}, canon.Options{Order: canon.CodePoint, ASCII: true})
+	if string(ascii) != `{"k":"\u00e9\ud83d\ude00"}` {
+		t.Errorf("ascii %s", ascii)
+	}
+	type s struct {
+		Z int `json:"z"`
+		A int `json:"a"`
+	}
+	ordered, _ := canon.Encode(s{1, 2}, canon.Options{})
+	if string(ordered) != `{"z":1,"a":2}` {
+		t.Errorf("unsorted %s", ordered)
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	fp, err := canon.Fingerprint(map[string]any{"a": 1})
+	if err != nil || fp != "sha256:015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862" {
+		t.Fatalf("%s %v", fp, err)
+	}
+}

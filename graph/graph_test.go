@@ -1,0 +1,202 @@
+package graph_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/vivary-dev/vivary-go/graph"
+	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/scaffold"
+)
+
+func thinConfig(t *testing.T) *policy.Config {
+	t.Helper()
+	var toml string
+	for _, f := range scaffold.Files("p", "coding") {
+		if f.Path == policy.ThinConfigPath {
+			toml = f.Content
+		}
+	}
+	raw, err := policy.ParseTOML([]byte(toml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := policy.Compose([]map[string]any{raw}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestTypeFor(t *testing.T) {
+	cfg := thinConfig(t)
+	for path, want := range map[string]string{
+		".vivary/context.md":                  "project",
+		".vivary/records/changes/x.md":        "change",
+		".vivary/records/decisions/y.md":      "decision",
+		"decisions/2026/nested/z.md":          "decision",
+		".vivary/knowledge/fact.md":           "vivary_fact",
+		"projects/p.md":                       "project",
+		"modules/m.md":                        "module",
+		"AGENTS.md":                           "",
+		"STATE.md":                            "",
+		"notes/x.md":                          "",
+		".vivary/records/verification/v.md":   "verification",
+		".vivary/records/gates/g.md":          "gate",
+		"changes/deep/decisions/inner.md":     "decision",
+		"decisions/deep/changes/inner.md":     "change",
+		".vivary/records/unknown/thing.md":    "project",
+		"some/projects/under/notes/readme.md": "project",
+	} {
+		if got := graph.TypeFor(cfg, path); got != want {
+			t.Errorf("TypeFor(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestDerive(t *testing.T) {
+	for _, c := range []struct{ path, root, id string }{
+		{".vivary/context.md", "ws", "context"},
+		{"AGENTS.md", "ws", "agents"},
+		{"STATE.md", "ws", "state"},
+		{"changes/greenfield-mcp-proof.md", "ws", "greenfield-mcp-proof"},
+		{"README.md", "My Workspace", "my-workspace"},
+		{"guides/index.md", "ws", "guides"},
+		{"guides/_INDEX.markdown", "ws", "guides"},
+		{"Guides/guides.md", "ws", "guides"},
+		{"x/Hello World!!.md", "ws", "hello-world"},
+		{"x/---.md", "ws", "untitled"},
+		{"x/Ünïcode.md", "ws", "n-code"},
+	} {
+		if got := graph.DeriveID(c.path, c.root); got != c.id {
+			t.Errorf("DeriveID(%q) = %q, want %q", c.path, got, c.id)
+		}
+	}
+	for _, c := range []struct{ body, id, want string }{
+		{"# Hello  \nmore", "x", "Hello"},
+		{"text\n#   Second\n# Third", "x", "Second"},
+		{"no heading", "greenfield-mcp-proof", "Greenfield Mcp Proof"},
+		{"#nospace", "a-b", "A B"},
+		{"# " + strings.Repeat("a", 600), "x", strings.Repeat("a", 509) + "..."},
+	} {
+		if got := graph.DeriveTitle(c.body, c.id); got != c.want {
+			t.Errorf("DeriveTitle(%q) = %q, want %q", c.body, got, c.want)
+		}
+	}
+}
+
+func TestSplit(t *testing.T) {
+	for _, c := range []struct {
+		in, fm string
+		ok     bool
+	}{
+		{"---\na: 1\n---\nbody", "a: 1", true},
+		{"\ufeff---\r\na: 1\r\n---\r\nbody", "a: 1", true},
+		{"---  \na: 1\n---\t\n", "a: 1", true},
+		{"---\na: 1\n---", "a: 1", true},
+		{"---\n---\n", "", false},
+		{"---\n\n---\n", "", true},
+		{"---\na: 1\n", "", false},
+		{"x\n---\na: 1\n---\n", "", false},
+		{"---\na: 1\n---x\n---\n", "a: 1\n---x", true},
+	} {
+		fm, _, _, ok := graph.Split(c.in)
+		if ok != c.ok || fm != c.fm {
+			t.Errorf("Split(%q) = %q,%v; want %q,%v", c.in, fm, ok, c.fm, c.ok)
+		}
+	}
+}
+
+func analyze(t *testing.T, path, text string) []string {
+	t.Helper()
+	d := graph.Analyze(thinConfig(t), path, "ws", text, 1e18, 1e18)
+	var out []string
+	for _, f := range d.Findings {
+		out = append(out, fmt.Sprintf("%s@%d", f.Code, f.Line))
+	}
+	return out
+}
+
+func TestFindings(t *testing.T) {
+	for _, c := range []struct {
+		name, path, text string
+		want             string
+	}{
+		{"clean change", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\n---\n# C\n", "[]"},
+		{"missing required", "changes/c.md", "# Missing typed frontmatter\n", "[E101@1 E101@1 E101@1]"},
+		{"empty required", "changes/c.md", "---\nproject: ''\nstatus: done\nslice: s\n---\n", "[E102@2]"},
+		{"null required", "changes/c.md", "---\nproject:\nstatus: done\nslice: s\n---\n", "[E102@2]"},
+		{"bad enum", "changes/c.md", "---\nproject: p\nstatus: nope\nslice: s\n---\n", "[E103@3]"},
+		{"unknown field", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\nmood: ok\n---\n", "[W202@5]"},
+		{"untyped ignores unknown", "notes/n.md", "---\nmood: ok\n---\n", "[]"},
+		{"redundant derived", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\nid: c\n---\n", "[W210@5]"},
+		{"bad date", "decisions/d.md", "---\nproject: p\nstatus: accepted\ndate: 2026-13-01\n---\n", "[E103@4]"},
+		{"good date", "decisions/d.md", "---\nproject: p\nstatus: accepted\ndate: 2026-08-10\n---\n", "[]"},
+		{"invalid yaml", "changes/c.md", "---\nproject: [unclosed\n---\n", "[E001@2]"},
+		{"not a mapping", "changes/c.md", "---\n- a\n- b\n---\n", "[E001@2]"},
+		{"duplicate key", "notes/n.md", "---\na: 1\na: 2\n---\n", "[E001@3]"},
+		{"tab indent", "notes/n.md", "---\na:\n\t- x\n---\n", "[E001@3]"},
+		{"mapping in list", "notes/n.md", "---\na:\n  - b: 1\n---\n", "[E001@3]"},
+		{"bad ref", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: [Not A Slug]\n---\n", "[E103@5]"},
+		{"ref not a list", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: x\n---\n", "[E103@5]"},
+		{"tags list", "notes/n.md", "---\ntags: [a, b]\n---\n", "[]"},
+		{"tags scalar", "notes/n.md", "---\ntags: a\n---\n", "[E103@2]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := fmt.Sprint(analyze(t, c.path, c.text)); got != c.want {
+				t.Errorf("findings %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
+func TestEdgesAndGraph(t *testing.T) {
+	cfg := thinConfig(t)
+	a := graph.Analyze(cfg, "changes/a.md", "ws", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: [m, missing]\n---\n", 1, 1)
+	m := graph.Analyze(cfg, "modules/m.md", "ws", "---\nproject: p\nstatus: active\nmodule_area: x\n---\n", 1, 1)
+	g := graph.Build([]*graph.Document{a, m})
+	if fmt.Sprint(g.Edges) != "[{a related_modules m false} {a related_modules missing true}]" {
+		t.Fatalf("edges %v", g.Edges)
+	}
+	w := a.UnresolvedFindings(map[string]bool{"a": true, "m": true})
+	if len(w) != 1 || w[0].Code != "W220" || w[0].Line != 5 {
+		t.Fatalf("W220 %v", w)
+	}
+}
+
+func FuzzSplit(f *testing.F) {
+	for _, s := range []string{"---\na: 1\n---\nbody", "---\r\n---\r\n", "\ufeff---\n", "---\n\n---", "", "---"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fm, body, _, ok := graph.Split(s)
+		if !ok {
+			if fm != "" {
+				t.Fatal("frontmatter without ok")
+			}
+			return
+		}
+		if len(fm)+len(body) > len(s) {
+			t.Fatal("split invented bytes")
+		}
+		if !strings.HasSuffix(s, body) {
+			t.Fatal("body is not a suffix of the text")
+		}
+		_, _ = graph.ParseFrontmatter(fm)
+	})
+}
+
+func FuzzParseFrontmatter(f *testing.F) {
+	for _, s := range []string{"a: 1", "a: [x, y]", "a: |\n  x\n  y", "a:\n  - x", "{}", "- x", "a: 2026-01-01", "a: &x 1\nb: *x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fm, err := graph.ParseFrontmatter(s)
+		if err == nil {
+			for _, fl := range fm.Fields {
+				_ = graph.Stringify(fl.Value)
+			}
+		}
+	})
+}

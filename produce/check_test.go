@@ -1,0 +1,172 @@
+package produce_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vivary-dev/vivary-go/internal/testws"
+	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/reason"
+)
+
+func TestCheckGolden(t *testing.T) {
+	root := fixture(t)
+	before := testws.Hash(t, root)
+	res, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := jsonOf(t, res)
+	golden(t, "check.golden.json", b)
+	noLeak(t, root, b)
+	if testws.Hash(t, root) != before {
+		t.Fatal("check changed the workspace")
+	}
+	// A second call over the same tree is byte-identical.
+	res2, _ := produce.Check(bg, bindWS(t, root), produce.CheckArgs{})
+	if string(jsonOf(t, res2)) != string(b) {
+		t.Fatal("check is not deterministic")
+	}
+}
+
+func TestCheckPaths(t *testing.T) {
+	root := fixture(t)
+	ws := bindWS(t, root)
+	res, err := produce.Check(bg, ws, produce.CheckArgs{Paths: []string{"decisions", "nope.md"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Checked != 2 || res.Complete || !strings.Contains(fmt.Sprint(res.Omissions), "{selection path_not_found 1}") {
+		t.Fatalf("%+v", res)
+	}
+	for _, bad := range [][]string{{"../x"}, {"/etc"}, {"a//b"}, {"a\\b"}, {".env"}, {"notes/api-token.md"}, {"a", "a"}, {"x/"}} {
+		if _, err := produce.Check(bg, ws, produce.CheckArgs{Paths: bad}); reason.Of(err) != reason.PathRefused {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	many := make([]string, 201)
+	for i := range many {
+		many[i] = fmt.Sprintf("p%d.md", i)
+	}
+	if _, err := produce.Check(bg, ws, produce.CheckArgs{Paths: many}); reason.Of(err) != reason.InvalidArguments {
+		t.Errorf("201 paths: %v", err)
+	}
+	if _, err := produce.Check(bg, ws, produce.CheckArgs{Paths: many[:200]}); err != nil {
+		t.Errorf("200 paths: %v", err)
+	}
+}
+
+func TestCheckStrictIsReported(t *testing.T) {
+	root := fixture(t)
+	f := false
+	res, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{Strict: &f})
+	if err != nil || res.Strict {
+		t.Fatalf("%v %+v", err, res)
+	}
+}
+
+func TestSnapshotRefusals(t *testing.T) {
+	cases := map[string]struct {
+		mutate func(t *testing.T, root string)
+		want   reason.Code
+	}{
+		"gitignore one byte off": {func(t *testing.T, root string) {
+			testws.Write(t, root, ".gitignore", "# >>> vivary private/runtime >>>\n.vivary/private/\n.vivary/runtime/\n*.vivary-tmp\n# <<< vivary private/runtime <<<")
+		}, reason.PrivacyPolicyUnavailable},
+		"malformed workspace.toml": {func(t *testing.T, root string) {
+			testws.Write(t, root, ".vivary/workspace.toml", "version = [\n")
+		}, reason.PrivacyPolicyUnavailable},
+		"unreadable workspace.toml": {func(t *testing.T, root string) {
+			os.Chmod(filepath.Join(root, ".vivary/workspace.toml"), 0)
+		}, reason.PrivacyPolicyUnavailable},
+		"linked workspace.toml": {func(t *testing.T, root string) {
+			p := filepath.Join(root, ".vivary/workspace.toml")
+			os.Rename(p, filepath.Join(root, "ws.toml"))
+			os.Symlink("../ws.toml", p)
+		}, reason.PrivacyPolicyUnavailable},
+		"loosening overlay": {func(t *testing.T, root string) {
+			testws.Write(t, root, "tropo.toml", "[base]\nstrict = false\n")
+		}, reason.PrivacyPolicyUnavailable},
+		"invalid overlay": {func(t *testing.T, root string) { testws.Write(t, root, "tropo.toml", "[base\n") }, reason.PrivacyPolicyUnavailable},
+		"linked overlay": {func(t *testing.T, root string) {
+			testws.Write(t, root, "o.txt", "")
+			os.Symlink("o.txt", filepath.Join(root, "tropo.toml"))
+		}, reason.PrivacyPolicyUnavailable},
+		"credential in workspace.toml": {func(t *testing.T, root string) {
+			p := filepath.Join(root, ".vivary/workspace.toml")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, append(b, []byte("# password = hunter2\n")...), 0o644)
+		}, reason.PrivacyPolicyUnavailable},
+		"markdown over 1 MiB": {func(t *testing.T, root string) {
+			testws.Write(t, root, "big.md", strings.Repeat("x", 1<<20+1))
+		}, reason.WorkLimitExceeded},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			if os.Geteuid() == 0 && name == "unreadable workspace.toml" {
+				t.Skip("root reads files whatever their mode")
+			}
+			root := fixture(t)
+			c.mutate(t, root)
+			before := testws.Hash(t, root)
+			_, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{})
+			if reason.Of(err) != c.want {
+				t.Fatalf("got %v, want %s", err, c.want)
+			}
+			if strings.Contains(err.Error(), root) {
+				t.Errorf("error names the root: %v", err)
+			}
+			if testws.Hash(t, root) != before {
+				t.Fatal("a refused call changed the tree")
+			}
+		})
+	}
+}
+
+func TestOverlayTightens(t *testing.T) {
+	root := fixture(t)
+	testws.Write(t, root, "tropo.toml", "exclude = [\"notes\"]\n")
+	res, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fmt.Sprint(res.Omissions), "{document config_excluded 2}") {
+		t.Fatalf("omissions %v", res.Omissions)
+	}
+}
+
+func TestLinksAndSpecialFilesAreOmitted(t *testing.T) {
+	root := fixture(t)
+	outside := filepath.Join(t.TempDir(), "o.md")
+	os.WriteFile(outside, []byte("# Outside\n\n"+marker+"\n"), 0o644)
+	os.Symlink(outside, filepath.Join(root, "notes", "link.md"))
+	os.Link(outside, filepath.Join(root, "notes", "hard.md"))
+	res, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fmt.Sprint(res.Omissions)
+	if !strings.Contains(s, "{filesystem link_or_reparse 1}") || !strings.Contains(s, "{document hard_link_or_nonregular 1}") {
+		t.Fatalf("omissions %v", s)
+	}
+	noLeak(t, root, jsonOf(t, res))
+}
+
+func TestGitWorkspace(t *testing.T) {
+	root := fixture(t)
+	os.Remove(filepath.Join(root, ".gitignore"))
+	testws.Write(t, root, ".gitignore", ".vivary/private/\n.vivary/runtime/\n*.vivary-tmp\nnotes/\n!notes/untyped.md\n")
+	testws.Git(t, root, "init", "-q")
+	res, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := jsonOf(t, res)
+	noLeak(t, root, b)
+	if !strings.Contains(fmt.Sprint(res.Omissions), "privacy_excluded git_ignored") {
+		t.Fatalf("omissions %v", res.Omissions)
+	}
+}

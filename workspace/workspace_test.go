@@ -1,0 +1,191 @@
+package workspace_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/workspace"
+)
+
+func mk(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "ws")
+	if err := os.MkdirAll(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "a.md"), []byte("hello"), 0o644)
+	return root
+}
+
+func TestBindRefusals(t *testing.T) {
+	root := mk(t)
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(root, link)
+	for name, p := range map[string]string{
+		"missing": filepath.Join(root, "nope"), "file": filepath.Join(root, "a.md"), "link": link, "empty": " ",
+	} {
+		_, err := workspace.Bind(p)
+		if reason.Of(err) != reason.WorkspaceUnavailable {
+			t.Errorf("%s: %v", name, err)
+		}
+		if err != nil && strings.Contains(err.Error(), root) {
+			t.Errorf("%s: error names the path: %v", name, err)
+		}
+	}
+}
+
+func TestBindNormalizes(t *testing.T) {
+	root := mk(t)
+	ws, err := workspace.Bind(filepath.Join(root, "sub", "..") + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	real, _ := filepath.EvalSymlinks(root)
+	if ws.Root() != real {
+		t.Fatalf("root %q, want %q", ws.Root(), real)
+	}
+}
+
+func TestAnchor(t *testing.T) {
+	cases := map[string]func(t *testing.T, root string){
+		"rename and replace": func(t *testing.T, root string) {
+			if err := os.Rename(root, root+".old"); err != nil {
+				t.Fatal(err)
+			}
+			os.Mkdir(root, 0o755)
+		},
+		"replaced by link": func(t *testing.T, root string) {
+			os.Rename(root, root+".old")
+			os.Symlink(root+".old", root)
+		},
+		"deleted": func(t *testing.T, root string) { os.RemoveAll(root) },
+		"rmdir and mkdir": func(t *testing.T, root string) {
+			os.RemoveAll(root)
+			os.Mkdir(root, 0o755)
+		},
+	}
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := mk(t)
+			ws, err := workspace.Bind(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			if err := ws.Check(); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(root, "b.md"), []byte("ordinary write"), 0o644)
+			if err := ws.Check(); err != nil {
+				t.Fatalf("an ordinary write broke the anchor: %v", err)
+			}
+			mutate(t, root)
+			if reason.Of(ws.Check()) != reason.WorkspaceUnavailable {
+				t.Fatal("replacement not detected")
+			}
+		})
+	}
+	t.Run("closed", func(t *testing.T) {
+		ws, _ := workspace.Bind(mk(t))
+		ws.Close()
+		ws.Close()
+		if ws.Check() == nil {
+			t.Fatal("closed workspace passed Check")
+		}
+	})
+}
+
+func TestReadFileRefusesSpecialFiles(t *testing.T) {
+	root := mk(t)
+	outside := filepath.Join(t.TempDir(), "outside.md")
+	os.WriteFile(outside, []byte("outside"), 0o644)
+	os.Link(outside, filepath.Join(root, "hard.md"))
+	os.Symlink("a.md", filepath.Join(root, "link.md"))
+	os.Symlink(filepath.Dir(outside), filepath.Join(root, "dirlink"))
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := workspace.Bind(root)
+	defer ws.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, _, err := ws.ReadFile("fifo.md", 100, nil); !errors.Is(err, workspace.ErrNotRegular) {
+			t.Errorf("fifo: %v", err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading a FIFO blocked")
+	}
+	if _, _, err := ws.ReadFile("hard.md", 100, nil); !errors.Is(err, workspace.ErrNotRegular) {
+		t.Errorf("hardlink: %v", err)
+	}
+	if _, _, err := ws.ReadFile("link.md", 100, nil); !errors.Is(err, workspace.ErrLink) {
+		t.Errorf("symlink: %v", err)
+	}
+	if _, _, err := ws.ReadFile("dirlink/outside.md", 100, nil); !errors.Is(err, workspace.ErrLink) {
+		t.Errorf("link in a directory component: %v", err)
+	}
+	if _, _, err := ws.ReadFile("a.md", 4, nil); !errors.Is(err, workspace.ErrTooLarge) {
+		t.Errorf("size cap: %v", err)
+	}
+	b, _, err := ws.ReadFile("a.md", 5, nil)
+	if err != nil || string(b) != "hello" {
+		t.Errorf("read at the cap: %q %v", b, err)
+	}
+}
+
+func TestReadFileDetectsChange(t *testing.T) {
+	root := mk(t)
+	ws, _ := workspace.Bind(root)
+	defer ws.Close()
+	info, _ := ws.Lstat("a.md")
+	os.WriteFile(filepath.Join(root, "a.md"), []byte("HELLO"), 0o644)
+	if _, _, err := ws.ReadFile("a.md", 100, &info); !errors.Is(err, workspace.ErrChanged) {
+		t.Fatalf("same-size rewrite: %v", err)
+	}
+}
+
+// A link swapped in and out of a directory component while reads run must
+// never serve the file behind the link.
+func TestLinkSwapRace(t *testing.T) {
+	root := mk(t)
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.MkdirAll(secret, 0o755)
+	os.WriteFile(filepath.Join(secret, "n.md"), []byte("SECRET"), 0o644)
+	os.WriteFile(filepath.Join(root, "sub", "n.md"), []byte("public"), 0o644)
+	ws, _ := workspace.Bind(root)
+	defer ws.Close()
+	stop := make(chan struct{})
+	go func() {
+		real, swap := filepath.Join(root, "sub"), filepath.Join(root, "sub.real")
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Rename(real, swap)
+			os.Symlink(secret, real)
+			os.Remove(real)
+			os.Rename(swap, real)
+		}
+	}()
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		if b, _, err := ws.ReadFile("sub/n.md", 100, nil); err == nil && string(b) == "SECRET" {
+			close(stop)
+			t.Fatal("a read followed a swapped-in link")
+		}
+	}
+	close(stop)
+}
