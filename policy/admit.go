@@ -41,7 +41,9 @@ type Admission struct {
 	Allowed     []string // UTF-16 sorted, unique
 	Omissions   []Omission
 	Fingerprint string
-	allowed     map[string]bool
+	// ExcludesFile is the user's global excludes file Git was told about.
+	ExcludesFile string
+	allowed      map[string]bool
 }
 
 // Admits reports whether rel was admitted.
@@ -89,18 +91,20 @@ func Admit(ctx context.Context, ws *workspace.Workspace, candidates []string, op
 		return nil, err
 	}
 	var ignored map[string]bool
+	excludes := ""
 	if mode == ModeGit {
 		if opt.LinkedIgnoreFile {
 			return nil, unavailable("a .gitignore in the workspace is a link", nil)
 		}
-		ignored, err = gitIgnored(ctx, ws.Root(), rest)
+		excludes = userExcludesFile(ctx)
+		ignored, err = gitIgnored(ctx, ws.Root(), rest, excludes)
 	} else {
 		ignored, err = thinPolicy(ws, rest)
 	}
 	if err != nil {
 		return nil, err
 	}
-	a := &Admission{Mode: mode, allowed: map[string]bool{}}
+	a := &Admission{Mode: mode, ExcludesFile: excludes, allowed: map[string]bool{}}
 	for _, c := range rest {
 		if !ignored[c] {
 			a.Allowed = append(a.Allowed, c)
@@ -169,7 +173,7 @@ func detectMode(ctx context.Context, ws *workspace.Workspace) (Mode, error) {
 
 // gitIgnored asks `git check-ignore` which paths Git ignores. Every path gets
 // one record (-n); a record with a non-negated pattern is ignored.
-func gitIgnored(ctx context.Context, root string, paths []string) (map[string]bool, error) {
+func gitIgnored(ctx context.Context, root string, paths []string, excludes string) (map[string]bool, error) {
 	ignored := map[string]bool{}
 	if len(paths) == 0 {
 		return ignored, nil
@@ -180,8 +184,8 @@ func gitIgnored(ctx context.Context, root string, paths []string) (map[string]bo
 		in.WriteByte(0)
 	}
 	args := []string{}
-	if x := userExcludesFile(ctx); x != "" {
-		args = append(args, "-c", "core.excludesFile="+x)
+	if excludes != "" {
+		args = append(args, "-c", "core.excludesFile="+excludes)
 	}
 	args = append(args, "check-ignore", "--no-index", "-v", "-n", "-z", "--stdin")
 	out, code, err := RunGit(ctx, root, in.Bytes(), args...)

@@ -65,11 +65,11 @@ func selected(rel string, paths []string) bool {
 }
 
 // Check validates the selected documents without changing them.
-func Check(ctx context.Context, ws *workspace.Workspace, args CheckArgs) (*CheckResult, error) {
+func (r *Reader) Check(ctx context.Context, args CheckArgs) (*CheckResult, error) {
 	if err := ValidateCheckPaths(args.Paths); err != nil {
 		return nil, err
 	}
-	snap, err := Take(ctx, ws)
+	snap, err := r.Snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -139,4 +139,9 @@ func Check(ctx context.Context, ws *workspace.Workspace, args CheckArgs) (*Check
 	res.Complete = snap.Complete && missing == 0
 	res.WorkspaceFingerprint = snap.Fingerprint
 	return res, nil
+}
+
+// Check runs one check over ws without keeping a snapshot.
+func Check(ctx context.Context, ws *workspace.Workspace, args CheckArgs) (*CheckResult, error) {
+	return NewReader(ws).Check(ctx, args)
 }

@@ -8,9 +8,11 @@ package produce
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/graph"
@@ -35,6 +37,52 @@ type Snapshot struct {
 	Admission   *policy.Admission
 	configFiles []configFile
 	stamps      []stamp
+	racy        bool // some input changed too close to the snapshot to trust its stamps
+	outside     string
+	outsideInfo os.FileInfo
+}
+
+// racyWindow covers the coarse clock the kernel stamps files with: a file
+// changed within it of the snapshot may change again with equal stamps.
+const racyWindow = 50 * time.Millisecond
+
+func racy(stamps []stamp, started time.Time) bool {
+	limit := started.Add(-racyWindow).UnixNano()
+	for _, s := range stamps {
+		if s.info.Mtime >= limit || s.info.Ctime >= limit {
+			return true
+		}
+	}
+	return false
+}
+
+// Fresh reports whether the snapshot still describes the tree: nothing racy,
+// the root anchored, and every admitted file, walked directory and policy
+// input with the very same identity, size and times.
+func (s *Snapshot) Fresh(ws *workspace.Workspace) bool {
+	if s.racy || ws.Check() != nil {
+		return false
+	}
+	rels := make([]string, len(s.stamps))
+	for i, st := range s.stamps {
+		rels[i] = st.rel
+	}
+	infos, err := ws.StatMany(rels)
+	if err != nil {
+		return false
+	}
+	for i, st := range s.stamps {
+		if !workspace.Same(st.info, infos[i]) {
+			return false
+		}
+	}
+	if s.outside != "" {
+		now, err := os.Lstat(s.outside)
+		if (err == nil) != (s.outsideInfo != nil) || (err == nil && (now.ModTime() != s.outsideInfo.ModTime() || now.Size() != s.outsideInfo.Size())) {
+			return false
+		}
+	}
+	return true
 }
 
 type configFile struct {
@@ -102,7 +150,7 @@ func policyUnavailable(msg string) error { return reason.New(reason.PrivacyPolic
 type enumeration struct {
 	markdown     []candidate
 	linkedIgnore bool
-	stamps       []stamp // directories walked, for revalidation
+	stamps       []stamp // directories walked and ignore files seen, for revalidation
 }
 
 func isMarkdown(name string) bool {
@@ -113,6 +161,9 @@ func isMarkdown(name string) bool {
 // enumerate walks the tree depth-first in UTF-16 name order, never through a link.
 func enumerate(ctx context.Context, ws *workspace.Workspace, col *collector) (*enumeration, error) {
 	en := &enumeration{}
+	if root, err := ws.Lstat("."); err == nil {
+		en.stamps = append(en.stamps, stamp{".", root})
+	}
 	scanned := 0
 	var walk func(dir string) error
 	walk = func(dir string) error {
@@ -165,6 +216,9 @@ func enumerate(ctx context.Context, ws *workspace.Workspace, col *collector) (*e
 				}
 				continue
 			}
+			if e.Name == ".gitignore" {
+				en.stamps = append(en.stamps, stamp{rel, e})
+			}
 			if dir == "" && e.Name == policy.OverlayPath {
 				continue
 			}
@@ -199,6 +253,7 @@ func Take(ctx context.Context, ws *workspace.Workspace) (*Snapshot, error) {
 	if err := ws.Check(); err != nil {
 		return nil, err
 	}
+	started := time.Now()
 	col := &collector{rows: map[[2]string]int{}, complete: true}
 	root := ws.Root()
 	thinInfo, err := ws.Lstat(policy.ThinConfigPath)
@@ -308,6 +363,16 @@ func Take(ctx context.Context, ws *workspace.Workspace) (*Snapshot, error) {
 	snap.Complete = col.complete
 	snap.Omissions = rows(col.rows)
 	snap.stamps = append(snap.stamps, en.stamps...)
+	for _, rel := range []string{policy.ThinConfigPath, policy.OverlayPath, ".gitignore", ".git", ".git/config", ".git/info/exclude"} {
+		if info, err := ws.Lstat(rel); err == nil {
+			snap.stamps = append(snap.stamps, stamp{rel, info})
+		}
+	}
+	if x := adm.ExcludesFile; x != "" {
+		snap.outside = x
+		snap.outsideInfo, _ = os.Lstat(x)
+	}
+	snap.racy = racy(snap.stamps, started)
 	if snap.Fingerprint, err = snap.fingerprint(); err != nil {
 		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
 	}

@@ -147,11 +147,11 @@ func (w *Workspace) openDir(rel string) (int, error) {
 	if root < 0 {
 		return -1, reason.New(reason.WorkspaceUnavailable, "workspace is closed")
 	}
-	fd, err := unix.Dup(root)
+	// A fresh open of "." (not a dup) so each listing has its own offset.
+	fd, err := unix.Openat(root, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
 	}
-	unix.CloseOnExec(fd)
 	if rel == "" {
 		return fd, nil
 	}
@@ -287,3 +287,58 @@ func (w *Workspace) ReadFile(rel string, max int64, want *Info) ([]byte, Info, e
 func sameFile(a, b Info) bool {
 	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.Mtime == b.Mtime && a.Ctime == b.Ctime && a.Mode == b.Mode && a.Nlink == b.Nlink
 }
+
+// StatMany lstats every rel (no link followed at any component), opening
+// each directory once through its parent's handle. A missing or unreachable
+// entry gets Info{Exists:false}. It is the cheap revalidation of a snapshot.
+func (w *Workspace) StatMany(rels []string) ([]Info, error) {
+	w.mu.Lock()
+	root := w.fd
+	w.mu.Unlock()
+	if root < 0 {
+		return nil, reason.New(reason.WorkspaceUnavailable, "workspace is closed")
+	}
+	fds := map[string]int{"": root}
+	defer func() {
+		for d, fd := range fds {
+			if d != "" && fd >= 0 {
+				unix.Close(fd)
+			}
+		}
+	}()
+	var dirFD func(dir string) int
+	dirFD = func(dir string) int {
+		if fd, ok := fds[dir]; ok {
+			return fd
+		}
+		parent, name := split(dir)
+		pfd := dirFD(parent)
+		fd := -1
+		if pfd >= 0 {
+			if f, err := unix.Openat(pfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
+				fd = f
+			}
+		}
+		fds[dir] = fd
+		return fd
+	}
+	out := make([]Info, len(rels))
+	for i, rel := range rels {
+		dir, name := split(rel)
+		fd := dirFD(dir)
+		if fd < 0 {
+			out[i] = Info{Name: name}
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			out[i] = Info{Name: name}
+			continue
+		}
+		out[i] = infoOf(name, &st)
+	}
+	return out, nil
+}
+
+// Same reports whether two infos describe the same unchanged entry.
+func Same(a, b Info) bool { return a.Exists == b.Exists && (!a.Exists || sameFile(a, b)) }

@@ -189,3 +189,18 @@ func TestLinkSwapRace(t *testing.T) {
 	}
 	close(stop)
 }
+
+// Listing the root twice must list it whole twice (a dup'd handle would
+// share the directory offset and list nothing the second time).
+func TestReadDirTwice(t *testing.T) {
+	ws, _ := workspace.Bind(mk(t))
+	defer ws.Close()
+	for i := 0; i < 3; i++ {
+		for _, dir := range []string{"", "sub"} {
+			es, err := ws.ReadDir(dir)
+			if err != nil || (dir == "" && len(es) != 2) {
+				t.Fatalf("pass %d %q: %d entries, %v", i, dir, len(es), err)
+			}
+		}
+	}
+}

@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/vivary-dev/vivary-go/limits"
+	"github.com/vivary-dev/vivary-go/produce"
+)
+
+func runCapsule(args []string, stdout, stderr io.Writer) int {
+	var maxClaims *int
+	return runProducer("capsule", capsuleHelp, args, stdout, stderr, func(fs flagSet) {
+		maxClaims = fs.Int("max-claims", limits.DefaultClaims, "")
+	}, func(ctx context.Context, r *produce.Reader, text string) (any, func(io.Writer), error) {
+		c, err := r.Capsule(ctx, produce.CapsuleArgs{Question: text, MaxClaims: *maxClaims})
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, func(w io.Writer) {
+			fmt.Fprintf(w, "capsule %s (%s)\n", c.CapsuleID, c.Fingerprint)
+			fmt.Fprintf(w, "workspace %s\n", c.Workspace.Fingerprint)
+			for _, cl := range c.Claims {
+				fmt.Fprintf(w, "claim %s: %s\n", cl.Fact, cl.Claim)
+			}
+			for _, u := range c.Unknowns {
+				fmt.Fprintf(w, "unknown %s: %s\n", u.Kind, u.Reason)
+			}
+			for _, rc := range c.RequiredChecks {
+				fmt.Fprintf(w, "required check %s\n", rc.Name)
+			}
+			if !c.Complete {
+				fmt.Fprintln(w, "(incomplete)")
+			}
+		}, nil
+	})
+}

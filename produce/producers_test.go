@@ -1,0 +1,425 @@
+package produce_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vivary-dev/vivary-go/internal/testws"
+	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/reason"
+)
+
+func ids(res *produce.QueryResult) string {
+	var out []string
+	for _, h := range res.Results {
+		out = append(out, h.ID)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestQueryGolden(t *testing.T) {
+	root := fixture(t)
+	before := testws.Hash(t, root)
+	r := produce.NewReader(bindWS(t, root))
+	cases := []struct {
+		name string
+		args produce.QueryArgs
+	}{
+		{"query_plain.golden.json", produce.QueryArgs{Text: "git ignore rules", Limit: 10, SnippetChars: 160}},
+		{"query_explain.golden.json", produce.QueryArgs{Text: "adapter", Limit: 10, SnippetChars: 60, Explain: true}},
+		{"query_filters.golden.json", produce.QueryArgs{Text: "earned operational proof", Limit: 10, SnippetChars: 160,
+			Filters: produce.Filters{Type: []string{"change"}}}},
+		{"query_edges.golden.json", produce.QueryArgs{Text: "privacy", Limit: 10, SnippetChars: 0,
+			Filters: produce.Filters{Edge: []string{"related_changes:greenfield-mcp-proof"}, Path: []string{".vivary/records/*"}}}},
+	}
+	for _, c := range cases {
+		res, err := r.Query(bg, c.args)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		b := jsonOf(t, res)
+		golden(t, c.name, b)
+		noLeak(t, root, b)
+	}
+	if testws.Hash(t, root) != before {
+		t.Fatal("query changed the workspace")
+	}
+}
+
+func TestQueryScoringExample(t *testing.T) {
+	root := fixture(t)
+	res, err := produce.Query(bg, bindWS(t, root), produce.QueryArgs{Text: "earned operational proof", Limit: 10, SnippetChars: 160, Filters: produce.Filters{Type: []string{"change"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids(res) != "greenfield-mcp-proof" {
+		t.Fatalf("ids %s", ids(res))
+	}
+	// id/title: phrase 120 + earned 40 + operational 40 + proof 2x40; frontmatter: proof 24;
+	// path: proof 16; body: phrase 40 + 10 + 10 + proof 2x10 (the heading and the id-free body).
+	if res.Results[0].Score != 400 {
+		t.Errorf("score %d, want 400", res.Results[0].Score)
+	}
+}
+
+func TestFindGoldenAndBudget(t *testing.T) {
+	root := fixture(t)
+	r := produce.NewReader(bindWS(t, root))
+	res, err := r.Find(bg, produce.FindArgs{Question: "privacy policy adapter", Limit: 5, Budget: 1200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := jsonOf(t, res)
+	golden(t, "find.golden.json", b)
+	noLeak(t, root, b)
+	if res.EstimatedTokens <= 0 || res.EstimatedTokens > res.Budget || !res.Complete {
+		t.Fatalf("tokens %d complete %v", res.EstimatedTokens, res.Complete)
+	}
+	// The budget boundary: exactly the cost of the first hit fits it alone.
+	first, _ := produce.TokenCost(res.Results[0])
+	if first < 64 {
+		t.Skipf("first hit costs %d, under the minimum budget", first)
+	}
+	tight, err := r.Find(bg, produce.FindArgs{Question: "privacy policy adapter", Limit: 5, Budget: first})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tight.Results) != 1 || tight.EstimatedTokens != first || tight.Complete ||
+		!strings.Contains(fmt.Sprint(tight.Omissions), fmt.Sprintf("{result budget_limit %d}", len(res.Results)-1)) {
+		t.Fatalf("at budget %d: %d results, %d tokens, %v", first, len(tight.Results), tight.EstimatedTokens, tight.Omissions)
+	}
+	under, _ := r.Find(bg, produce.FindArgs{Question: "privacy policy adapter", Limit: 5, Budget: first - 1})
+	if len(under.Results) != 0 || under.EstimatedTokens != 0 {
+		t.Fatalf("at budget %d: %d results", first-1, len(under.Results))
+	}
+}
+
+var digests = regexp.MustCompile(`sha256:[0-9a-f]{64}|capsule_[0-9a-f]{16}|[0-9a-f]{40}`)
+
+func TestCapsuleGolden(t *testing.T) {
+	root := fixture(t)
+	r := produce.NewReader(bindWS(t, root))
+	c, err := r.Capsule(bg, produce.CapsuleArgs{Question: "what changed in the adapter", MaxClaims: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := jsonOf(t, c)
+	c2, _ := r.Capsule(bg, produce.CapsuleArgs{Question: "what changed in the adapter", MaxClaims: 24})
+	if string(jsonOf(t, c2)) != string(b) {
+		t.Fatal("capsule is not deterministic")
+	}
+	golden(t, "capsule_nongit.golden.json", digests.ReplaceAll(b, []byte("<digest>")))
+	noLeak(t, root, b)
+	if !c.Complete || len(c.Claims) != 0 {
+		t.Fatalf("non-git capsule: %+v", c)
+	}
+	raw, _ := produce.CapsuleJSON(c)
+	if _, err := produce.VerifyCapsule(raw); err != nil {
+		t.Fatalf("own capsule fails verification: %v", err)
+	}
+}
+
+func TestCapsuleGit(t *testing.T) {
+	root := fixture(t)
+	os.Remove(filepath.Join(root, ".gitignore"))
+	testws.Write(t, root, ".gitignore", ".vivary/private/\n.vivary/runtime/\n*.vivary-tmp\n.env\nnotes/\n")
+	testws.Git(t, root, "init", "-q", "-b", "main")
+	testws.Git(t, root, "add", "-A")
+	testws.Git(t, root, "add", "-f", "notes/leak.md") // tracked but ignored: never in a capsule
+	testws.Git(t, root, "commit", "-qm", "init")
+	r := produce.NewReader(bindWS(t, root))
+	for _, max := range []int{0, 1, 2, 24} {
+		c, err := r.Capsule(bg, produce.CapsuleArgs{Question: "where is the hunter2 adapter on main", MaxClaims: max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := jsonOf(t, c)
+		noLeak(t, root, b)
+		if len(c.Claims) > max {
+			t.Fatalf("max %d: %d claims", max, len(c.Claims))
+		}
+		if max == 24 {
+			golden(t, "capsule_git.golden.json", digests.ReplaceAll(b, []byte("<digest>")))
+			if !strings.Contains(string(b), "HEAD is on branch 'main'") {
+				t.Errorf("no branch claim: %s", b)
+			}
+		}
+		if max == 0 && !strings.Contains(fmt.Sprint(c.Omissions), "claims_over_budget") {
+			t.Errorf("max 0 without claims_over_budget: %v", c.Omissions)
+		}
+	}
+}
+
+func TestVerifyCapsuleRefusals(t *testing.T) {
+	root := fixture(t)
+	c, _ := produce.CapsuleFor(bg, bindWS(t, root), produce.CapsuleArgs{Question: "adapter", MaxClaims: 24})
+	raw, _ := produce.CapsuleJSON(c)
+	good := string(raw)
+	for name, bad := range map[string]string{
+		"tampered id":     strings.Replace(good, c.CapsuleID, "capsule_0000000000000000", 1),
+		"extra key":       strings.Replace(good, `{"schema"`, `{"x":1,"schema"`, 1),
+		"duplicate key":   strings.Replace(good, `{"schema"`, `{"complete":true,"schema"`, 1),
+		"not json":        good[:len(good)-2],
+		"two values":      good + good,
+		"id and fp only":  fmt.Sprintf(`{"capsule_id":%q,"fingerprint":%q}`, c.CapsuleID, c.Fingerprint),
+		"wrong schema":    strings.Replace(good, produce.CapsuleSchemaID, "vivary.task-capsule/v0", 1),
+		"complete string": strings.Replace(good, `"complete":true`, `"complete":"true"`, 1),
+	} {
+		if _, err := produce.VerifyCapsule([]byte(bad)); err == nil {
+			t.Errorf("%s: verified", name)
+		}
+	}
+}
+
+func TestArgumentBoundaries(t *testing.T) {
+	root := fixture(t)
+	r := produce.NewReader(bindWS(t, root))
+	long := strings.Repeat("é", 4096)
+	type call func() error
+	q := func(a produce.QueryArgs) call {
+		return func() error {
+			if a.Limit == 0 {
+				a.Limit = 10
+			}
+			_, err := r.Query(bg, a)
+			return err
+		}
+	}
+	f16 := make([]string, 16)
+	for i := range f16 {
+		f16[i] = fmt.Sprintf("t%d", i)
+	}
+	for _, c := range []struct {
+		name string
+		fn   call
+		want reason.Code
+	}{
+		{"text 4096", q(produce.QueryArgs{Text: long}), ""},
+		{"text 4097", q(produce.QueryArgs{Text: long + "é"}), reason.InvalidArguments},
+		{"whitespace", q(produce.QueryArgs{Text: " \t "}), reason.InvalidArguments},
+		{"newline", q(produce.QueryArgs{Text: "a\nb"}), reason.PathRefused},
+		{"absolute path", q(produce.QueryArgs{Text: "see /etc/passwd"}), reason.PathRefused},
+		{"the root", q(produce.QueryArgs{Text: "in " + root}), reason.PathRefused},
+		{"credential", q(produce.QueryArgs{Text: "password=hunter2"}), reason.PathRefused},
+		{"limit 20", q(produce.QueryArgs{Text: "x", Limit: 20}), ""},
+		{"limit 21", q(produce.QueryArgs{Text: "x", Limit: 21}), reason.InvalidArguments},
+		{"snippet 1000", q(produce.QueryArgs{Text: "x", SnippetChars: 1000}), ""},
+		{"snippet 1001", q(produce.QueryArgs{Text: "x", SnippetChars: 1001}), reason.InvalidArguments},
+		{"16 filters", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Type: f16}}), ""},
+		{"17 filters", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Type: append(f16, "x")}}), reason.InvalidArguments},
+		{"duplicate filter", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Path: []string{"a", "a"}}}), reason.InvalidArguments},
+		{"dotdot path filter", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Path: []string{"../*"}}}), reason.PathRefused},
+		{"absolute path filter", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Path: []string{"/etc/*"}}}), reason.PathRefused},
+		{"secret path filter", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Path: []string{".env*"}}}), reason.PathRefused},
+		{"ignored-looking path filter", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Path: []string{".vivary/private/*"}}}), reason.PathRefused},
+		{"empty edge field", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Edge: []string{":target"}}}), reason.InvalidArguments},
+		{"find budget 63", func() error {
+			_, err := r.Find(bg, produce.FindArgs{Question: "x", Limit: 5, Budget: 63})
+			return err
+		}, reason.InvalidArguments},
+		{"find budget 64", func() error {
+			_, err := r.Find(bg, produce.FindArgs{Question: "x", Limit: 5, Budget: 64})
+			return err
+		}, ""},
+		{"find budget 4001", func() error {
+			_, err := r.Find(bg, produce.FindArgs{Question: "x", Limit: 5, Budget: 4001})
+			return err
+		}, reason.InvalidArguments},
+		{"claims 25", func() error {
+			_, err := r.Capsule(bg, produce.CapsuleArgs{Question: "x", MaxClaims: 25})
+			return err
+		}, reason.InvalidArguments},
+	} {
+		err := c.fn()
+		got := reason.Code("")
+		if err != nil {
+			got = reason.Of(err)
+			if strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), root) || strings.Contains(err.Error(), "passwd") {
+				t.Errorf("%s: the error repeats the value: %v", c.name, err)
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: got %q (%v), want %q", c.name, got, err, c.want)
+		}
+	}
+}
+
+func TestSnippetBoundaries(t *testing.T) {
+	root := testws.Thin(t, map[string]string{"notes/long.md": "# Long\n\n" + strings.Repeat("word ", 100) + "needle " + strings.Repeat("tail ", 100)})
+	r := produce.NewReader(bindWS(t, root))
+	for _, n := range []int{0, 1, 20, 1000} {
+		res, err := r.Query(bg, produce.QueryArgs{Text: "needle", Limit: 1, SnippetChars: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Results[0].Snippet
+		if n == 0 {
+			if s != nil {
+				t.Fatalf("snippet at 0: %q", *s)
+			}
+			continue
+		}
+		if s == nil || len([]rune(*s)) > n+6 {
+			t.Fatalf("snippet at %d: %v", n, s)
+		}
+		if n == 20 && !strings.Contains(*s, "needle") {
+			t.Fatalf("window misses the match: %q", *s)
+		}
+	}
+}
+
+func TestResultLimit(t *testing.T) {
+	extra := map[string]string{}
+	for i := 0; i < 25; i++ {
+		extra[fmt.Sprintf("notes/n%02d.md", i)] = "# Alpha\n"
+	}
+	r := produce.NewReader(bindWS(t, testws.Thin(t, extra)))
+	for _, k := range []int{1, 20} {
+		res, err := r.Query(bg, produce.QueryArgs{Text: "alpha", Limit: k, SnippetChars: 10})
+		if err != nil || len(res.Results) != k {
+			t.Fatalf("limit %d: %v %d", k, err, len(res.Results))
+		}
+	}
+}
+
+// Every change to the tree shows on the very next call of a warm Reader.
+func TestFreshness(t *testing.T) {
+	root := fixture(t)
+	r := produce.NewReader(bindWS(t, root))
+	query := func() *produce.QueryResult {
+		res, err := r.Query(bg, produce.QueryArgs{Text: "quokka", Limit: 10, SnippetChars: 40})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	settle := func() { time.Sleep(80 * time.Millisecond) } // past the racy window
+	testws.Write(t, root, "notes/quokka.md", "# Quokka\n\nfirst\n")
+	settle()
+	if ids(query()) != "quokka" {
+		t.Fatal("added file missing")
+	}
+	fp := query().WorkspaceFingerprint
+	settle()
+	// Same size, same second: a rewrite must still show.
+	testws.Write(t, root, "notes/quokka.md", "# Quokka\n\nFIRST\n")
+	if res := query(); res.WorkspaceFingerprint == fp || !strings.Contains(*res.Results[0].Snippet, "FIRST") {
+		t.Fatal("changed file not seen")
+	}
+	settle()
+	query()
+	testws.Write(t, root, "notes/wallaby.md", "# Wallaby\n\nquokka friend\n")
+	if ids(query()) != "quokka,wallaby" {
+		t.Fatalf("added file not seen: %s", ids(query()))
+	}
+	settle()
+	query()
+	os.Remove(filepath.Join(root, "notes/wallaby.md"))
+	if ids(query()) != "quokka" {
+		t.Fatal("deleted file still served")
+	}
+	settle()
+	query()
+	testws.Write(t, root, "tropo.toml", "exclude = [\"notes/quokka.md\"]\n")
+	if ids(query()) != "" {
+		t.Fatal("newly excluded file still served")
+	}
+	settle()
+	query()
+	os.Remove(filepath.Join(root, "tropo.toml"))
+	testws.Write(t, root, "notes/quokka.md", "# Quokka\n\nsecret = hunter2\n")
+	if ids(query()) != "" {
+		t.Fatal("file that gained a credential still served")
+	}
+}
+
+func TestFreshnessGitIgnore(t *testing.T) {
+	root := fixture(t)
+	os.Remove(filepath.Join(root, ".gitignore"))
+	testws.Write(t, root, ".gitignore", ".vivary/private/\n.vivary/runtime/\n")
+	testws.Git(t, root, "init", "-q")
+	testws.Write(t, root, "notes/deep/quokka.md", "# Quokka\n")
+	time.Sleep(80 * time.Millisecond)
+	r := produce.NewReader(bindWS(t, root))
+	q := func() string {
+		res, err := r.Query(bg, produce.QueryArgs{Text: "quokka", Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(res)
+	}
+	if q() != "quokka" || q() != "quokka" {
+		t.Fatal("warm query lost the file")
+	}
+	time.Sleep(80 * time.Millisecond)
+	testws.Write(t, root, "notes/.gitignore", "deep/\n")
+	if q() != "" {
+		t.Fatal("newly ignored file still served")
+	}
+}
+
+func TestWorkLimits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes thousands of files")
+	}
+	t.Run("5001 markdown files", func(t *testing.T) {
+		root := testws.Thin(t, nil)
+		for i := 0; i < 4997; i++ { // the scaffold has 3
+			testws.Write(t, root, fmt.Sprintf("n/%d/%d.md", i/500, i), "x")
+		}
+		if _, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{}); err != nil {
+			t.Fatalf("5000 files: %v", err)
+		}
+		testws.Write(t, root, "n/extra.md", "x")
+		if _, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{}); reason.Of(err) != reason.WorkLimitExceeded {
+			t.Fatalf("5001 files: %v", err)
+		}
+	})
+	t.Run("aggregate bytes", func(t *testing.T) {
+		root := testws.Thin(t, nil)
+		big := strings.Repeat("y", 1<<20)
+		for i := 0; i < 33; i++ {
+			testws.Write(t, root, fmt.Sprintf("b/%d.md", i), big)
+		}
+		if _, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{}); reason.Of(err) != reason.WorkLimitExceeded {
+			t.Fatalf("33 MiB: %v", err)
+		}
+	})
+	t.Run("200 findings", func(t *testing.T) {
+		extra := map[string]string{}
+		for i := 0; i < 67; i++ { // three E101 each
+			extra[fmt.Sprintf("changes/c%d.md", i)] = "# C\n"
+		}
+		root := testws.Thin(t, extra)
+		if _, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{}); reason.Of(err) != reason.WorkLimitExceeded {
+			t.Fatalf("201 findings: %v", err)
+		}
+		os.Remove(filepath.Join(root, "changes/c66.md"))
+		testws.Write(t, root, "changes/c66.md", "---\nproject: p\nstatus: done\n---\n")
+		if res, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{}); err != nil || len(res.Findings) != 199 {
+			t.Fatalf("199 findings: %v", err)
+		}
+	})
+}
+
+func TestCancellation(t *testing.T) {
+	root := fixture(t)
+	testws.Git(t, root, "init", "-q")
+	ws := bindWS(t, root)
+	ctx, cancel := context.WithCancel(bg)
+	cancel()
+	start := time.Now()
+	_, err := produce.Query(ctx, ws, produce.QueryArgs{Text: "x", Limit: 1})
+	if err == nil || reason.Of(err) != reason.ProducerUnavailable {
+		t.Fatalf("cancelled query: %v", err)
+	}
+	if time.Since(start) > 50*time.Millisecond {
+		t.Fatalf("cancelled query took %v", time.Since(start))
+	}
+}

@@ -1,0 +1,184 @@
+package produce
+
+import (
+	"context"
+	"strings"
+
+	"github.com/vivary-dev/vivary-go/guard"
+	"github.com/vivary-dev/vivary-go/limits"
+	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/workspace"
+)
+
+func reasonProducer(msg string) error { return reason.New(reason.ProducerUnavailable, msg) }
+
+func invalid(msg string) error { return reason.New(reason.InvalidArguments, msg) }
+
+// Filters are the three query filter lists.
+type Filters struct {
+	Type []string `json:"type"`
+	Path []string `json:"path"`
+	Edge []string `json:"edge"`
+}
+
+// QueryArgs are vivary_query's inputs.
+type QueryArgs struct {
+	Text         string
+	Limit        int // 1..20
+	Filters      Filters
+	SnippetChars int // 0..1000
+	Explain      bool
+}
+
+// QueryHit is one query result.
+type QueryHit struct {
+	ID      string   `json:"id"`
+	Type    *string  `json:"type"`
+	Path    string   `json:"path"`
+	Title   string   `json:"title"`
+	Score   int      `json:"score"`
+	Snippet *string  `json:"snippet"`
+	Reasons []string `json:"reasons"`
+	Edges   []Edge   `json:"edges"`
+}
+
+// QueryResult is vivary.query-result/v0.
+type QueryResult struct {
+	Schema               string     `json:"schema"`
+	Query                string     `json:"query"`
+	K                    int        `json:"k"`
+	Filters              Filters    `json:"filters"`
+	Results              []QueryHit `json:"results"`
+	Complete             bool       `json:"complete"`
+	WorkspaceFingerprint string     `json:"workspace_fingerprint"`
+	Omissions            []Omission `json:"omissions"`
+}
+
+// Schema ids of the query and find results.
+const (
+	QuerySchemaID = "vivary.query-result/v0"
+	FindSchemaID  = "vivary.find-result/v0"
+)
+
+// ValidateText checks a question or query text: non-empty after trimming, at
+// most 4,096 code points (invalid_arguments), and safe to search with: no
+// control characters, credential, absolute path or the root (path_refused).
+func ValidateText(arg, text, root string) error {
+	if strings.TrimSpace(text) == "" {
+		return invalid(arg + " must not be empty or whitespace")
+	}
+	if guard.Len(text) > limits.MaxQueryChars {
+		return invalid(arg + " is longer than 4096 characters")
+	}
+	if !guard.OutputSafe(text, limits.MaxQueryChars, guard.Producer) || guard.ContainsRoot(text, root) {
+		return reason.New(reason.PathRefused, arg+" is refused: it holds a control character, a credential or an absolute path")
+	}
+	return nil
+}
+
+// ValidateFilters checks the three filter lists.
+func ValidateFilters(f Filters) error {
+	lists := []struct {
+		name string
+		vals []string
+		max  int
+	}{{"type_filters", f.Type, limits.MaxTypeFilterChars}, {"path_filters", f.Path, limits.MaxPathChars}, {"edge_filters", f.Edge, limits.MaxEdgeFilterChars}}
+	for _, l := range lists {
+		if len(l.vals) > limits.MaxFilters {
+			return invalid(l.name + " holds more than 16 values")
+		}
+		seen := map[string]bool{}
+		for _, v := range l.vals {
+			if seen[v] {
+				return invalid(l.name + " holds a repeated value")
+			}
+			seen[v] = true
+			if v == "" || guard.Len(v) > l.max {
+				return invalid(l.name + " values must be non-empty and within their length limit")
+			}
+			switch l.name {
+			case "type_filters":
+				if !guard.OutputSafe(v, l.max, guard.Producer) {
+					return invalid("type_filters holds an unsafe value")
+				}
+			case "path_filters":
+				if !guard.OutputSafe(v, l.max, guard.Producer) || strings.ContainsRune(v, '\\') || strings.HasPrefix(v, "/") ||
+					!guard.SafeRelPath(strings.NewReplacer("*", "x", "?", "x").Replace(v), l.max) || policy.Sensitive(v) {
+					return reason.New(reason.PathRefused, "path_filters holds a refused value: it must be a workspace-relative glob without '..' and not secret-looking")
+				}
+			case "edge_filters":
+				field, target, hasTarget := strings.Cut(v, ":")
+				field = strings.TrimSpace(field)
+				if field == "" {
+					return invalid("edge_filters values need a field before any ':'")
+				}
+				if !guard.OutputSafe(field, limits.MaxFieldChars, guard.Producer) ||
+					(hasTarget && strings.TrimSpace(target) != "" && (!guard.OutputSafe(strings.TrimSpace(target), limits.MaxRefTargetChars, guard.Producer) || guard.Absolute(strings.TrimSpace(target)))) {
+					return reason.New(reason.PathRefused, "edge_filters holds a refused value")
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func orEmpty(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
+
+// Query returns the bounded, filtered typed-graph matches for text.
+func (r *Reader) Query(ctx context.Context, a QueryArgs) (*QueryResult, error) {
+	if err := ValidateText("text", a.Text, r.ws.Root()); err != nil {
+		return nil, err
+	}
+	if a.Limit < 1 || a.Limit > limits.MaxResults {
+		return nil, invalid("limit must be between 1 and 20")
+	}
+	if a.SnippetChars < 0 || a.SnippetChars > limits.MaxSnippetChars {
+		return nil, invalid("snippet_chars must be between 0 and 1000")
+	}
+	if err := ValidateFilters(a.Filters); err != nil {
+		return nil, err
+	}
+	snap, idx, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := idx.search(ctx, searchArgs{text: a.Text, k: a.Limit, types: a.Filters.Type, paths: a.Filters.Path, edges: a.Filters.Edge, snippetChars: a.SnippetChars})
+	if err != nil {
+		return nil, err
+	}
+	proj, err := project(hits)
+	if err != nil {
+		return nil, err
+	}
+	res := &QueryResult{
+		Schema: QuerySchemaID, Query: a.Text, K: a.Limit,
+		Filters:  Filters{orEmpty(a.Filters.Type), orEmpty(a.Filters.Path), orEmpty(a.Filters.Edge)},
+		Results:  []QueryHit{},
+		Complete: snap.Complete, WorkspaceFingerprint: snap.Fingerprint, Omissions: snap.Omissions,
+	}
+	for _, p := range proj {
+		h := QueryHit{ID: p.ID, Type: p.Type, Path: p.Path, Title: p.Title, Score: p.Score, Snippet: p.Snippet, Reasons: []string{}, Edges: []Edge{}}
+		if a.Explain {
+			h.Reasons = p.Reasons
+			if len(h.Reasons) > 8 {
+				h.Reasons = h.Reasons[:8]
+			}
+		}
+		if a.Explain || len(a.Filters.Edge) > 0 {
+			h.Edges = p.Edges
+		}
+		res.Results = append(res.Results, h)
+	}
+	return res, nil
+}
+
+// Query runs one query over ws without keeping a snapshot.
+func Query(ctx context.Context, ws *workspace.Workspace, a QueryArgs) (*QueryResult, error) {
+	return NewReader(ws).Query(ctx, a)
+}

@@ -1,0 +1,46 @@
+package produce
+
+import (
+	"context"
+	"sync"
+
+	"github.com/vivary-dev/vivary-go/workspace"
+)
+
+// Reader serves producers over one bound workspace. It keeps the last
+// snapshot in memory (never on disk) and reuses it only after Fresh has
+// revalidated it against the tree, so a changed, added, deleted or newly
+// ignored file shows on the very next call. Safe for concurrent use.
+type Reader struct {
+	ws    *workspace.Workspace
+	mu    sync.Mutex
+	snap  *Snapshot
+	index *searchIndex
+}
+
+// NewReader returns a Reader over ws.
+func NewReader(ws *workspace.Workspace) *Reader { return &Reader{ws: ws} }
+
+// Workspace is the bound workspace.
+func (r *Reader) Workspace() *workspace.Workspace { return r.ws }
+
+// Snapshot returns a snapshot that describes the tree now.
+func (r *Reader) Snapshot(ctx context.Context) (*Snapshot, error) {
+	snap, _, err := r.snapshot(ctx)
+	return snap, err
+}
+
+func (r *Reader) snapshot(ctx context.Context) (*Snapshot, *searchIndex, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.snap != nil && r.snap.Fresh(r.ws) {
+		return r.snap, r.index, nil
+	}
+	r.snap, r.index = nil, nil
+	snap, err := Take(ctx, r.ws)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.snap, r.index = snap, newSearchIndex(snap)
+	return snap, r.index, nil
+}
