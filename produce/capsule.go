@@ -350,4 +350,6 @@ func CapsuleFor(ctx context.Context, ws *workspace.Workspace, a CapsuleArgs) (*C
 func canonFingerprint(m map[string]any) (string, error) { return canon.Fingerprint(m) }
 
 // CapsuleJSON is the capsule as it is saved and verified: compact JSON.
-func CapsuleJSON(c *Capsule) ([]byte, error) { return canon.Encode(c, canon.Options{Order: canon.Unsorted}) }
+func CapsuleJSON(c *Capsule) ([]byte, error) {
+	return canon.Encode(c, canon.Options{Order: canon.Unsorted})
+}

@@ -317,4 +317,3 @@ func governedTerms(q string) []string {
 	}
 	return out
 }
-

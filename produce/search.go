@@ -103,7 +103,9 @@ func queryTerms(text string) []string {
 	return out
 }
 
-func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.N, r) }
+func isWord(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.N, r)
+}
 
 // countWord counts non-overlapping occurrences of term in s with a Unicode
 // word boundary on both sides (Python's \bterm\b for a word-only term).
