@@ -66,6 +66,7 @@ type Document struct {
 	Created     string
 	Updated     string
 	Text        string // full decoded text, frontmatter included
+	Digest      string // hex SHA-256 of Text, set by the snapshot
 	FM          *Frontmatter
 	Edges       []Edge
 	Findings    []Finding

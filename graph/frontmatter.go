@@ -87,9 +87,16 @@ var yamlLine = regexp.MustCompile(`line (\d+)`)
 // ParseFrontmatter parses the YAML frontmatter text. Dates stay strings,
 // duplicate keys and mappings inside lists are errors.
 func ParseFrontmatter(fm string) (*Frontmatter, error) {
+	return parseFrontmatter(fm, true)
+}
+
+func parseFrontmatter(fm string, fast bool) (*Frontmatter, error) {
 	out := &Frontmatter{byKey: map[string]int{}}
 	if strings.TrimSpace(fm) == "" {
 		return out, nil
+	}
+	if simple, ok := parseSimple(fm); fast && ok {
+		return simple, nil
 	}
 	for i, l := range strings.Split(fm, "\n") {
 		trimmed := strings.TrimLeft(l, " ")

@@ -72,7 +72,15 @@ func Compare(a, b string) int {
 }
 
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= 0x80 {
 			return false
 		}
@@ -80,9 +88,54 @@ func isASCII(s string) bool {
 	return true
 }
 
+// IsASCII reports whether s is pure ASCII.
+func IsASCII(s string) bool { return isASCII(s) }
+
+// mayHoldToken is a cheap filter for tokenRe: an AKIA or xox prefix, or
+// "gh" followed by one of pousr and "_".
+func mayHoldToken(t string) bool {
+	if strings.Contains(t, "AKIA") || strings.Contains(t, "xox") {
+		return true
+	}
+	for i := 0; ; {
+		j := strings.Index(t[i:], "gh")
+		if j < 0 {
+			return false
+		}
+		k := i + j
+		if k+3 < len(t) && strings.IndexByte("pousr", t[k+2]) >= 0 && t[k+3] == '_' {
+			return true
+		}
+		i = k + 2
+	}
+}
+
 // securityText is NFKC then NFKD with every C* and M* rune dropped, so
 // full-width and zero-width obfuscations of a credential still match.
+// Whitespace becomes a plain space. ASCII text takes a fast path: both
+// normal forms are the identity on it.
 func securityText(s string) string {
+	if isASCII(s) {
+		// Detectors treat every ASCII space character alike, so only other
+		// control bytes need removing; most text has none and is not copied.
+		clean := true
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; (c < 0x20 && !isSpaceByte(c)) || c == 0x7f {
+				clean = false
+				break
+			}
+		}
+		if clean {
+			return s
+		}
+		b := make([]byte, 0, len(s))
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; !((c < 0x20 && !isSpaceByte(c)) || c == 0x7f) {
+				b = append(b, c)
+			}
+		}
+		return string(b)
+	}
 	d := norm.NFKD.String(norm.NFKC.String(s))
 	var b strings.Builder
 	b.Grow(len(d))
@@ -107,7 +160,6 @@ const wordClass = `\p{L}\p{N}_`
 var (
 	credURL  = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@:]+:[^\s/@]+@`)
 	scpCred  = regexp.MustCompile(`[^\s/@:]+:[^\s/@]+@[^\s/]+:`)
-	assignRe = regexp.MustCompile(`(?i)(?:^|[^` + wordClass + `])(api[_-]?key|access[_-]?key|auth|authorization|credential|password|passwd|private[_ -]?key|secret|token)\s*[=:]\s*["']?([^\s"',;}\]]+)`)
 	tokenRe  = regexp.MustCompile(`(?:^|[^` + wordClass + `])(?:AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[baprs]-[A-Za-z0-9-]{10,})(?:[^` + wordClass + `]|$)`)
 	privKey  = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9 ]+ )?PRIVATE KEY-----`)
 	uriRe    = regexp.MustCompile("[A-Za-z][A-Za-z0-9+.\\-]*://(?:\\[[^\\]\\s]*\\]|[^\\s/\"'<>()\\[\\]`]+)(?::[0-9]{1,5})?(?:/[^\\s\"'<>()\\[\\]`]*)?")
@@ -135,24 +187,121 @@ const (
 // Credential reports whether s looks like it holds a credential.
 func Credential(s string, m Mode) bool {
 	t := securityText(s)
-	if credURL.MatchString(t) || tokenRe.MatchString(t) || privKey.MatchString(t) {
+	if strings.Contains(t, "@") {
+		if strings.Contains(t, "://") && credURL.MatchString(t) {
+			return true
+		}
+		if m == Firewall && strings.Contains(t, ":") && scpCred.MatchString(t) {
+			return true
+		}
+	}
+	if mayHoldToken(t) && tokenRe.MatchString(t) {
 		return true
 	}
-	if m == Firewall && scpCred.MatchString(t) {
+	if strings.Contains(t, "PRIVATE KEY-----") && privKey.MatchString(t) {
 		return true
 	}
-	for _, sub := range assignRe.FindAllStringSubmatch(t, -1) {
-		if m == Firewall || !safeConfigValues[strings.ToLower(sub[2])] {
+	return assignment(t, m)
+}
+
+// assignKeywords are the words that, followed by = or :, make an assignment.
+var assignKeywords = []string{
+	"api_key", "api-key", "apikey", "access_key", "access-key", "accesskey", "authorization", "auth",
+	"credential", "password", "passwd", "private_key", "private-key", "private key", "privatekey", "secret", "token",
+}
+
+// assignment finds `keyword [spaces] =|: [spaces] [quote] value` with a word
+// boundary before the keyword. Under Producer mode a value that is a type
+// spec word (string, ref, ...) is allowed. It scans once for = and : and
+// looks back for a keyword, so its cost is linear in the text.
+func assignment(t string, m Mode) bool {
+	for i := 0; i < len(t); {
+		j := strings.IndexAny(t[i:], "=:")
+		if j < 0 {
+			return false
+		}
+		op := i + j
+		i = op + 1
+		end := op
+		for end > 0 && isSpaceByte(t[end-1]) {
+			end--
+		}
+		if !keywordBefore(t, end) {
+			continue
+		}
+		k := op + 1
+		for k < len(t) && isSpaceByte(t[k]) {
+			k++
+		}
+		if k < len(t) && (t[k] == '"' || t[k] == '\'') {
+			k++
+		}
+		v := k
+		for v < len(t) && !isSpaceByte(t[v]) && !strings.ContainsRune("\"',;}]", rune(t[v])) {
+			v++
+		}
+		if v == k {
+			continue
+		}
+		if m == Firewall || !safeConfigValues[strings.ToLower(t[k:v])] {
 			return true
 		}
 	}
 	return false
 }
 
+// keywordBefore reports whether t[:end] ends with an assignment keyword that
+// starts at a word boundary.
+func keywordBefore(t string, end int) bool {
+	for _, kw := range assignKeywords {
+		start := end - len(kw)
+		if start < 0 || !foldSpace(t[start:end], kw) {
+			continue
+		}
+		if start > 0 {
+			if r, _ := utf8.DecodeLastRuneInString(t[:start]); isWordRune(r) {
+				continue
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// foldSpace is ASCII case-insensitive equality where any space character in
+// a matches a space in b.
+func foldSpace(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if x >= 'A' && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if x != y && !(y == ' ' && isSpaceByte(x)) {
+			return false
+		}
+	}
+	return true
+}
+
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.N, r) }
+
 // MachinePath reports whether s names an absolute machine path (POSIX, drive
 // or UNC) once every URI has been removed from it.
 func MachinePath(s string) bool {
-	t := uriRe.ReplaceAllString(securityText(s), "")
+	t := securityText(s)
+	if strings.Contains(t, "://") {
+		t = uriRe.ReplaceAllString(t, "")
+	}
+	if !strings.ContainsAny(t, "/\\") {
+		return false
+	}
 	prevOK := true // at the start of the text
 	rs := []rune(t)
 	for i, r := range rs {
@@ -200,8 +349,13 @@ func ContainsRoot(s, root string) bool {
 	if root == "" {
 		return false
 	}
-	v := norm.NFKC.String(s)
-	r := norm.NFKC.String(root)
+	v, r := s, root
+	if !isASCII(v) {
+		v = norm.NFKC.String(v)
+	}
+	if !isASCII(r) {
+		r = norm.NFKC.String(r)
+	}
 	return strings.Contains(v, r) || strings.Contains(v, strings.ReplaceAll(r, "/", `\`))
 }
 

@@ -66,14 +66,21 @@ func unavailable(msg string, cause error) error {
 func Admit(ctx context.Context, ws *workspace.Workspace, candidates []string, opt Options) (*Admission, error) {
 	cands := uniqueSorted(candidates)
 	for _, c := range cands {
-		if err := ctx.Err(); err != nil {
-			return nil, reason.Wrap(reason.ProducerUnavailable, "cancelled", err)
-		}
 		if !guard.SafeRelPath(c, 4096) {
 			return nil, reason.New(reason.PathRefused, "a candidate path is not a safe relative path")
 		}
-		info, err := ws.Lstat(c)
-		if err != nil || !info.Exists || !info.IsRegular() || info.Nlink != 1 {
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, reason.Wrap(reason.ProducerUnavailable, "cancelled", err)
+	}
+	// StatMany walks every component without following a link: a candidate
+	// behind a link is missing, a linked candidate is not regular.
+	infos, err := ws.StatMany(cands)
+	if err != nil {
+		return nil, err
+	}
+	for _, info := range infos {
+		if !info.Exists || !info.IsRegular() || info.Nlink != 1 {
 			return nil, reason.New(reason.PathRefused, "a candidate path is not a regular single-link file")
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/vivary-dev/vivary-go/guard"
 )
 
 // The secret-looking name list. It is applied to every path component after
@@ -55,8 +57,12 @@ func set(xs ...string) map[string]bool {
 
 // SensitiveName reports whether one path component looks secret.
 func SensitiveName(seg string) bool {
-	s := strings.ToLower(norm.NFKC.String(seg))
-	if sensitiveExact[s] || userinfoSegment.MatchString(s) {
+	s := seg
+	if !guard.IsASCII(s) {
+		s = norm.NFKC.String(s)
+	}
+	s = strings.ToLower(s)
+	if sensitiveExact[s] || (strings.ContainsRune(s, '@') && userinfoSegment.MatchString(s)) {
 		return true
 	}
 	for _, p := range sensitivePrefix {

@@ -61,7 +61,7 @@ func (r *Reader) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 	if a.Budget < limits.MinFindBudget || a.Budget > limits.MaxFindBudget {
 		return nil, invalid("budget must be between 64 and 4000")
 	}
-	snap, idx, err := r.snapshot(ctx)
+	snap, idx, err := r.searchable(ctx)
 	if err != nil {
 		return nil, err
 	}

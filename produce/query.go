@@ -144,7 +144,7 @@ func (r *Reader) Query(ctx context.Context, a QueryArgs) (*QueryResult, error) {
 	if err := ValidateFilters(a.Filters); err != nil {
 		return nil, err
 	}
-	snap, idx, err := r.snapshot(ctx)
+	snap, idx, err := r.searchable(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -33,14 +33,32 @@ func (r *Reader) Snapshot(ctx context.Context) (*Snapshot, error) {
 func (r *Reader) snapshot(ctx context.Context) (*Snapshot, *searchIndex, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.snap != nil && r.snap.Fresh(r.ws) {
-		return r.snap, r.index, nil
+	if r.snap == nil || !r.snap.Fresh(r.ws) {
+		r.snap, r.index = nil, nil
+		snap, err := Take(ctx, r.ws)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.snap = snap
 	}
-	r.snap, r.index = nil, nil
-	snap, err := Take(ctx, r.ws)
+	return r.snap, r.index, nil
+}
+
+// searchable is snapshot plus the search index, built on first use.
+func (r *Reader) searchable(ctx context.Context) (*Snapshot, *searchIndex, error) {
+	snap, _, err := r.snapshot(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	r.snap, r.index = snap, newSearchIndex(snap)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.snap != snap || r.index == nil {
+		// The index belongs to this snapshot only.
+		idx := newSearchIndex(snap)
+		if r.snap == snap {
+			r.index = idx
+		}
+		return snap, idx, nil
+	}
 	return snap, r.index, nil
 }

@@ -3,8 +3,10 @@ package produce
 import (
 	"context"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -25,7 +27,70 @@ type searchRecord struct {
 	lowEdges             string
 }
 
-type searchIndex struct{ records []*searchRecord }
+// searchIndex holds the records of one snapshot and, per query term, what
+// a scan of every (lowered) body found: a substring hit and the whole-word
+// count. The body is the only large source, so its scans run on every core
+// and are kept for the snapshot's life; the other sources are scanned per call.
+type searchIndex struct {
+	records []*searchRecord
+	mu      sync.Mutex
+	terms   map[string]*termStats
+}
+
+type termStats struct {
+	sub   []bool  // the body holds the term as a substring
+	count []int32 // \bterm\b occurrences in the body
+}
+
+// parallel runs fn over [0,n) split across the cores.
+func parallel(n int, fn func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers > n {
+		workers = n
+	}
+	if workers <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += chunk {
+		hi := lo + chunk
+		if hi > n {
+			hi = n
+		}
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			fn(lo, hi)
+		}(lo, hi)
+	}
+	wg.Wait()
+}
+
+// stats returns the body scan of term, scanning on first use.
+func (idx *searchIndex) stats(term string) *termStats {
+	idx.mu.Lock()
+	st, ok := idx.terms[term]
+	idx.mu.Unlock()
+	if ok {
+		return st
+	}
+	st = &termStats{sub: make([]bool, len(idx.records)), count: make([]int32, len(idx.records))}
+	parallel(len(idx.records), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			body := idx.records[i].lowBody
+			if strings.Contains(body, term) {
+				st.sub[i] = true
+				st.count[i] = int32(countWord(body, term))
+			}
+		}
+	})
+	idx.mu.Lock()
+	idx.terms[term] = st
+	idx.mu.Unlock()
+	return st
+}
 
 // newSearchIndex builds one record per node, in id order.
 func newSearchIndex(s *Snapshot) *searchIndex {
@@ -40,7 +105,7 @@ func newSearchIndex(s *Snapshot) *searchIndex {
 			out[e.From] = append(out[e.From], graph.Edge{Field: e.Field, To: e.To})
 		}
 	}
-	idx := &searchIndex{}
+	idx := &searchIndex{terms: map[string]*termStats{}}
 	for _, id := range ids {
 		n := s.Graph.Nodes[id]
 		d := n.Doc
@@ -67,13 +132,18 @@ func newSearchIndex(s *Snapshot) *searchIndex {
 			id: id, typ: n.Type, path: n.Path, title: title, fmText: strings.Join(fm, " "),
 			body: d.Text, edges: out[id],
 		}
-		r.lowIDTitle = strings.ToLower(id + " " + title)
-		r.lowFM = strings.ToLower(r.fmText)
-		r.lowPath = strings.ToLower(r.path)
-		r.lowBody = strings.ToLower(r.body)
-		r.lowEdges = strings.ToLower(strings.Join(et, " "))
+		r.lowEdges = strings.Join(et, " ")
 		idx.records = append(idx.records, r)
 	}
+	parallel(len(idx.records), func(lo, hi int) {
+		for _, r := range idx.records[lo:hi] {
+			r.lowIDTitle = strings.ToLower(r.id + " " + r.title)
+			r.lowFM = strings.ToLower(r.fmText)
+			r.lowPath = strings.ToLower(r.path)
+			r.lowBody = strings.ToLower(r.body)
+			r.lowEdges = strings.ToLower(r.lowEdges)
+		}
+	})
 	return idx
 }
 
@@ -143,6 +213,23 @@ func scoreSource(phrase string, terms []string, src string, pw, tw int) int {
 	return score
 }
 
+// scoreBody is scoreSource for the body, from the term scans: a body can
+// hold the phrase only if it holds every term of it as a substring.
+func scoreBody(phrase string, stats []*termStats, rec int, low string) int {
+	score := 0
+	maybePhrase := phrase != "" && low != ""
+	for _, st := range stats {
+		score += int(st.count[rec]) * 10
+		if !st.sub[rec] {
+			maybePhrase = false
+		}
+	}
+	if maybePhrase && strings.Contains(low, phrase) {
+		score += 40
+	}
+	return score
+}
+
 // searchHit is one ranked, unprojected hit.
 type searchHit struct {
 	rec     *searchRecord
@@ -171,58 +258,75 @@ func (idx *searchIndex) search(ctx context.Context, a searchArgs) ([]searchHit, 
 	for i, p := range a.paths {
 		globs[i] = fnmatchRegexp(strings.ReplaceAll(p, `\`, "/"))
 	}
-	var hits []searchHit
-	for i, r := range idx.records {
-		if i%64 == 0 {
-			if err := cancelled(ctx); err != nil {
-				return nil, err
-			}
-		}
-		if len(typeSet) > 0 && !typeSet[r.typ] {
-			continue
-		}
-		if len(globs) > 0 && !anyMatch(globs, r.path) {
-			continue
-		}
-		if !edgesMatch(r.edges, a.edges) {
-			continue
-		}
-		h := searchHit{rec: r}
-		for _, src := range []struct {
-			text   string
-			pw, tw int
-			reason string
-		}{
-			{r.lowIDTitle, 120, 40, "title/id match"},
-			{r.lowFM, 80, 24, "frontmatter match"},
-			{r.lowPath, 60, 16, "path match"},
-			{r.lowBody, 40, 10, "body match"},
-			{r.lowEdges, 30, 8, "edge context match"},
-		} {
-			if s := scoreSource(phrase, terms, src.text, src.pw, src.tw); s > 0 {
-				h.score += s
-				h.reasons = append(h.reasons, src.reason)
-			}
-		}
-		if len(a.edges) > 0 {
-			h.score += 20 * len(a.edges)
-			h.reasons = append(h.reasons, "edge filter match")
-		}
-		if h.score <= 0 {
-			continue
-		}
-		hits = append(hits, h)
+	var stats []*termStats
+	for _, t := range terms {
+		stats = append(stats, idx.stats(t))
 	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		a, b := hits[i], hits[j]
-		if a.score != b.score {
-			return a.score > b.score
+	// Score the records on every core; each chunk keeps its own top k, so the
+	// merge only sorts a few hits.
+	chunks := make([][]searchHit, runtime.GOMAXPROCS(0)+1)
+	var chunkMu sync.Mutex
+	next := 0
+	parallel(len(idx.records), func(lo, hi int) {
+		var local []searchHit
+		for i := lo; i < hi; i++ {
+			if i%64 == 0 && ctx.Err() != nil {
+				return
+			}
+			r := idx.records[i]
+			if len(typeSet) > 0 && !typeSet[r.typ] {
+				continue
+			}
+			if len(globs) > 0 && !anyMatch(globs, r.path) {
+				continue
+			}
+			if !edgesMatch(r.edges, a.edges) {
+				continue
+			}
+			h := searchHit{rec: r}
+			for _, src := range []struct {
+				text   string
+				pw, tw int
+				reason string
+			}{
+				{r.lowIDTitle, 120, 40, "title/id match"},
+				{r.lowFM, 80, 24, "frontmatter match"},
+				{r.lowPath, 60, 16, "path match"},
+				{r.lowBody, 40, 10, "body match"},
+				{r.lowEdges, 30, 8, "edge context match"},
+			} {
+				var s int
+				if src.reason == "body match" {
+					s = scoreBody(phrase, stats, i, r.lowBody)
+				} else {
+					s = scoreSource(phrase, terms, src.text, src.pw, src.tw)
+				}
+				if s > 0 {
+					h.score += s
+					h.reasons = append(h.reasons, src.reason)
+				}
+			}
+			if len(a.edges) > 0 {
+				h.score += 20 * len(a.edges)
+				h.reasons = append(h.reasons, "edge filter match")
+			}
+			if h.score > 0 {
+				local = keepTop(local, h, a.k)
+			}
 		}
-		if a.rec.path != b.rec.path {
-			return a.rec.path < b.rec.path
-		}
-		return a.rec.id < b.rec.id
+		chunkMu.Lock()
+		chunks[next] = local
+		next++
+		chunkMu.Unlock()
 	})
+	if err := cancelled(ctx); err != nil {
+		return nil, err
+	}
+	var hits []searchHit
+	for _, c := range chunks {
+		hits = append(hits, c...)
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hitLess(hits[i], hits[j]) })
 	if len(hits) > a.k {
 		hits = hits[:a.k]
 	}
@@ -230,6 +334,31 @@ func (idx *searchIndex) search(ctx context.Context, a searchArgs) ([]searchHit, 
 		hits[i].snippet, hits[i].hasSnip = bestSnippet(hits[i].rec, phrase, terms, a.snippetChars)
 	}
 	return hits, nil
+}
+
+// hitLess is the rank order: score descending, then path, then id.
+func hitLess(a, b searchHit) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	if a.rec.path != b.rec.path {
+		return a.rec.path < b.rec.path
+	}
+	return a.rec.id < b.rec.id
+}
+
+// keepTop inserts h into the rank-ordered top, keeping at most k.
+func keepTop(top []searchHit, h searchHit, k int) []searchHit {
+	if len(top) == k && !hitLess(h, top[k-1]) {
+		return top
+	}
+	i := sort.Search(len(top), func(i int) bool { return hitLess(h, top[i]) })
+	if len(top) < k {
+		top = append(top, searchHit{})
+	}
+	copy(top[i+1:], top[i:len(top)-1])
+	top[i] = h
+	return top
 }
 
 func anyMatch(globs []*regexp.Regexp, s string) bool {

@@ -10,8 +10,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vivary-dev/vivary-go/canon"
@@ -63,18 +66,26 @@ func (s *Snapshot) Fresh(ws *workspace.Workspace) bool {
 	if s.racy || ws.Check() != nil {
 		return false
 	}
-	rels := make([]string, len(s.stamps))
-	for i, st := range s.stamps {
-		rels[i] = st.rel
-	}
-	infos, err := ws.StatMany(rels)
-	if err != nil {
-		return false
-	}
-	for i, st := range s.stamps {
-		if !workspace.Same(st.info, infos[i]) {
-			return false
+	var stale atomic.Bool
+	parallel(len(s.stamps), func(lo, hi int) {
+		rels := make([]string, hi-lo)
+		for i, st := range s.stamps[lo:hi] {
+			rels[i] = st.rel
 		}
+		infos, err := ws.StatMany(rels)
+		if err != nil {
+			stale.Store(true)
+			return
+		}
+		for i, st := range s.stamps[lo:hi] {
+			if !workspace.Same(st.info, infos[i]) {
+				stale.Store(true)
+				return
+			}
+		}
+	})
+	if stale.Load() {
+		return false
 	}
 	if s.outside != "" {
 		now, err := os.Lstat(s.outside)
@@ -309,10 +320,8 @@ func Take(ctx context.Context, ws *workspace.Workspace) (*Snapshot, error) {
 	}
 	snap.Config = cfg
 	rootName := filepath.Base(root)
+	var jobs []candidate
 	for _, c := range en.markdown {
-		if err := cancelled(ctx); err != nil {
-			return nil, err
-		}
 		if !adm.Admits(c.rel) {
 			continue
 		}
@@ -323,33 +332,30 @@ func Take(ctx context.Context, ws *workspace.Workspace) (*Snapshot, error) {
 		if c.info.Size > budget {
 			return nil, workLimit("the workspace holds more Markdown bytes than one call may read")
 		}
-		want := c.info
-		data, info, err := ws.ReadFile(c.rel, limits.MaxFileBytes, &want)
-		switch {
-		case err == workspace.ErrTooLarge:
-			return nil, workLimit("a Markdown file is over the 1 MiB limit")
-		case err == workspace.ErrChanged:
-			col.add("document", "changed", 1)
+		budget -= c.info.Size
+		jobs = append(jobs, c)
+	}
+	results, err := readDocuments(ctx, ws, jobs, cfg, rootName)
+	if err != nil {
+		return nil, err
+	}
+	for i, res := range results {
+		switch res.outcome {
+		case "":
+		case "changed", "unavailable":
+			col.add("document", res.outcome, 1)
 			col.complete = false
 			continue
-		case err != nil:
-			col.add("document", "unavailable", 1)
-			col.complete = false
+		default:
+			col.add("document", res.outcome, 1)
 			continue
 		}
-		budget -= int64(len(data))
-		snap.stamps = append(snap.stamps, stamp{c.rel, info})
-		text := strings.ToValidUTF8(string(data), "\ufffd")
-		if guard.Credential(text, guard.Producer) || guard.ContainsRoot(text, root) {
-			col.add("document", "sensitive_content", 1)
-			continue
-		}
-		d := graph.Analyze(cfg, c.rel, rootName, text, info.Mtime, info.Ctime)
-		if d.EdgeOmitted > 0 {
-			col.add("edge", "edge_limit_or_unsafe", d.EdgeOmitted)
+		snap.stamps = append(snap.stamps, stamp{jobs[i].rel, res.info})
+		if res.doc.EdgeOmitted > 0 {
+			col.add("edge", "edge_limit_or_unsafe", res.doc.EdgeOmitted)
 			col.complete = false
 		}
-		snap.Docs = append(snap.Docs, d)
+		snap.Docs = append(snap.Docs, res.doc)
 	}
 	again, err := policy.Admit(ctx, ws, names, popts)
 	if err != nil {
@@ -463,6 +469,76 @@ func (s *Snapshot) configDigest() (string, error) {
 	return hexSHA(b), nil
 }
 
+// docResult is what reading and analysing one candidate gave.
+type docResult struct {
+	doc     *graph.Document
+	info    workspace.Info
+	outcome string // "" for a document, else the omission reason
+	err     error
+}
+
+// readDocuments reads, screens and analyses the candidates on every core.
+// Results keep the candidates' order, so the snapshot stays deterministic.
+func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidate, cfg *policy.Config, rootName string) ([]docResult, error) {
+	out := make([]docResult, len(jobs))
+	workers := runtime.GOMAXPROCS(0)
+	if workers > len(jobs) {
+		workers = len(jobs)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	root := ws.Root()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			files := ws.NewReader()
+			defer files.Close()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				if i%32 == 0 && ctx.Err() != nil {
+					out[i].err = cancelled(ctx)
+					return
+				}
+				out[i] = readDocument(files, jobs[i], cfg, rootName, root)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := cancelled(ctx); err != nil {
+		return nil, err
+	}
+	for _, r := range out {
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+	return out, nil
+}
+
+func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, rootName, root string) docResult {
+	want := c.info
+	data, info, err := files.ReadFile(c.rel, limits.MaxFileBytes, &want)
+	switch {
+	case err == workspace.ErrTooLarge:
+		return docResult{err: workLimit("a Markdown file is over the 1 MiB limit")}
+	case err == workspace.ErrChanged:
+		return docResult{outcome: "changed"}
+	case err != nil:
+		return docResult{outcome: "unavailable"}
+	}
+	text := strings.ToValidUTF8(string(data), "\ufffd")
+	if guard.Credential(text, guard.Producer) || guard.ContainsRoot(text, root) {
+		return docResult{outcome: "sensitive_content"}
+	}
+	d := graph.Analyze(cfg, c.rel, rootName, text, info.Mtime, info.Ctime)
+	d.Digest = hexSHA([]byte(d.Text))
+	return docResult{doc: d, info: info}
+}
+
 func (s *Snapshot) fingerprint() (string, error) {
 	cd, err := s.configDigest()
 	if err != nil {
@@ -470,7 +546,7 @@ func (s *Snapshot) fingerprint() (string, error) {
 	}
 	docs := make([]map[string]string, len(s.Docs))
 	for i, d := range s.Docs {
-		docs[i] = map[string]string{"path": d.Path, "content": hexSHA([]byte(d.Text))}
+		docs[i] = map[string]string{"path": d.Path, "content": d.Digest}
 	}
 	b, err := canon.Compact(map[string]any{
 		"schema": "vivary.tropo-document-snapshot/v0", "config": cd, "documents": docs,

@@ -8,7 +8,6 @@ package workspace
 
 import (
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -243,16 +242,50 @@ func (w *Workspace) ReadFile(rel string, max int64, want *Info) ([]byte, Info, e
 	if err != nil {
 		return nil, Info{}, err
 	}
+	defer unix.Close(dfd)
+	return readAt(dfd, name, max, want)
+}
+
+// Reader reads many files, opening each directory once. Close it after use.
+type Reader struct {
+	w   *Workspace
+	fds map[string]int
+}
+
+// NewReader returns a batch reader over w.
+func (w *Workspace) NewReader() *Reader { return &Reader{w: w, fds: map[string]int{}} }
+
+// ReadFile is Workspace.ReadFile with the directory handle reused.
+func (r *Reader) ReadFile(rel string, max int64, want *Info) ([]byte, Info, error) {
+	dir, name := split(rel)
+	dfd, ok := r.fds[dir]
+	if !ok {
+		var err error
+		if dfd, err = r.w.openDir(dir); err != nil {
+			return nil, Info{}, err
+		}
+		r.fds[dir] = dfd
+	}
+	return readAt(dfd, name, max, want)
+}
+
+// Close releases the directory handles.
+func (r *Reader) Close() {
+	for _, fd := range r.fds {
+		unix.Close(fd)
+	}
+	r.fds = map[string]int{}
+}
+
+func readAt(dfd int, name string, max int64, want *Info) ([]byte, Info, error) {
 	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
-	unix.Close(dfd)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
 			return nil, Info{}, ErrLink
 		}
 		return nil, Info{}, err
 	}
-	f := os.NewFile(uintptr(fd), name)
-	defer f.Close()
+	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, Info{}, err
@@ -267,18 +300,31 @@ func (w *Workspace) ReadFile(rel string, max int64, want *Info) ([]byte, Info, e
 	if before.Size > max {
 		return nil, before, ErrTooLarge
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, before, err
+	// One read of the expected size plus one byte tells a file that grew.
+	data := make([]byte, before.Size+1)
+	n := 0
+	for n < len(data) {
+		m, err := unix.Read(fd, data[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, before, err
+		}
+		if m == 0 {
+			break
+		}
+		n += m
 	}
-	if int64(len(data)) > max {
+	data = data[:n]
+	if int64(n) > max {
 		return nil, before, ErrTooLarge
 	}
 	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, before, err
 	}
 	after := infoOf(name, &st)
-	if !sameFile(before, after) || int64(len(data)) != after.Size {
+	if !sameFile(before, after) || int64(n) != after.Size {
 		return nil, after, ErrChanged
 	}
 	return data, after, nil

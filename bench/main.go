@@ -1,0 +1,164 @@
+// Command bench measures the read producers on a generated, realistic
+// workspace (by default 4,997 typed notes plus the five scaffold files,
+// about 25 MiB) and prints, for query, find, check and capsule: the cold call
+// (a fresh `vivary` process) and the warm call (one process, unchanged tree)
+// median and p95, peak RSS, and the same figures for `rg -c WORD` over the
+// tree as the physical floor. Figures are only comparable within one run, so
+// it also prints each cold median as a multiple of the rg floor.
+//
+//	go run ./bench [-notes N] [-runs N]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/vivary-dev/vivary-go/internal/benchgen"
+	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/workspace"
+)
+
+type stats struct {
+	median, p95 time.Duration
+	rssKiB      int64
+}
+
+func summarize(ds []time.Duration, rss int64) stats {
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return stats{median: ds[len(ds)/2], p95: ds[(len(ds)*95+99)/100-1], rssKiB: rss}
+}
+
+// spawn runs a command n times and returns its wall times and peak RSS.
+func spawn(n int, name string, args ...string) (stats, error) {
+	var ds []time.Duration
+	var peak int64
+	for i := 0; i < n; i++ {
+		cmd := exec.Command(name, args...)
+		start := time.Now()
+		out, err := cmd.Output()
+		d := time.Since(start)
+		if err != nil {
+			if ee, ok := err.(*exec.ExitError); !ok || (name != "rg" && ee.ExitCode() > 1) {
+				return stats{}, fmt.Errorf("%s: %v\n%s", name, err, out)
+			}
+		}
+		ds = append(ds, d)
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > peak {
+			peak = ru.Maxrss
+		}
+	}
+	return summarize(ds, peak), nil
+}
+
+func selfRSS() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Maxrss
+}
+
+func main() {
+	notes := flag.Int("notes", 4997, "typed notes to generate (the scaffold adds 3 Markdown files; 5,000 is the limit)")
+	runs := flag.Int("runs", 15, "calls per measurement")
+	flag.Parse()
+	if err := run(*notes, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(notes, runs int) error {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		return fmt.Errorf("ripgrep is needed for the floor: apt-get install -y ripgrep")
+	}
+	tmp, err := os.MkdirTemp("", "vivary-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "vivary")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/vivary")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return err
+	}
+	root := filepath.Join(tmp, "ws")
+	if err := benchgen.Write(root, notes, 5000); err != nil {
+		return err
+	}
+	var size int64
+	filepath.Walk(root, func(_ string, info os.FileInfo, _ error) error {
+		if info != nil && info.Mode().IsRegular() {
+			size += info.Size()
+		}
+		return nil
+	})
+	time.Sleep(100 * time.Millisecond) // past the racy window of the snapshot
+	fmt.Printf("workspace: %d Markdown files, %.1f MiB; %d calls each\n\n", notes+3, float64(size)/(1<<20), runs)
+
+	floor, err := spawn(runs, rg, "-c", "quokka", root)
+	if err != nil {
+		return err
+	}
+	ws, err := workspace.Bind(root)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	r := produce.NewReader(ws)
+	ctx := context.Background()
+	queries := []string{"quokka privacy", "snapshot cache budget", "wombat gate verification", "dingo frame timeout", "how does the policy admit paths"}
+	calls := []struct {
+		name string
+		cold []string
+		warm func(i int) error
+	}{
+		{"query", []string{"query", "--workspace", root, "--json", "quokka", "privacy"}, func(i int) error {
+			_, err := r.Query(ctx, produce.QueryArgs{Text: queries[i%len(queries)], Limit: 10, SnippetChars: 160})
+			return err
+		}},
+		{"find", []string{"find", "--workspace", root, "--json", "quokka", "privacy"}, func(i int) error {
+			_, err := r.Find(ctx, produce.FindArgs{Question: queries[i%len(queries)], Limit: 5, Budget: 1200})
+			return err
+		}},
+		{"check", []string{"check", "--workspace", root, "--json"}, func(int) error {
+			_, err := r.Check(ctx, produce.CheckArgs{})
+			return err
+		}},
+		{"capsule", []string{"capsule", "--workspace", root, "--json", "quokka", "privacy"}, func(i int) error {
+			_, err := r.Capsule(ctx, produce.CapsuleArgs{Question: queries[i%len(queries)], MaxClaims: 24})
+			return err
+		}},
+	}
+	fmt.Printf("%-8s %12s %12s %10s %12s %12s %9s\n", "call", "cold median", "cold p95", "cold RSS", "warm median", "warm p95", "cold/rg")
+	fmt.Printf("%-8s %12v %12v %8dMi %12s %12s %9s\n", "rg -c", floor.median.Round(time.Microsecond), floor.p95.Round(time.Microsecond), floor.rssKiB/1024, "-", "-", "1.0x")
+	for _, c := range calls {
+		cold, err := spawn(runs, bin, c.cold...)
+		if err != nil {
+			return err
+		}
+		if err := c.warm(0); err != nil { // load the snapshot once
+			return err
+		}
+		var ds []time.Duration
+		for i := 0; i < runs; i++ {
+			start := time.Now()
+			if err := c.warm(i); err != nil {
+				return err
+			}
+			ds = append(ds, time.Since(start))
+		}
+		warm := summarize(ds, selfRSS())
+		fmt.Printf("%-8s %12v %12v %8dMi %12v %12v %8.1fx\n", c.name, cold.median.Round(time.Microsecond), cold.p95.Round(time.Microsecond),
+			cold.rssKiB/1024, warm.median.Round(time.Microsecond), warm.p95.Round(time.Microsecond), float64(cold.median)/float64(floor.median))
+	}
+	fmt.Printf("\nwarm process peak RSS: %d MiB\n", selfRSS()/1024)
+	return nil
+}

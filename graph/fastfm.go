@@ -1,0 +1,103 @@
+package graph
+
+import (
+	"strconv"
+	"strings"
+)
+
+// parseSimple parses the common frontmatter shape (one `key: scalar` or
+// `key: [a, b]` per line, plain words only) without building a YAML node
+// tree. It reports ok=false for anything else, and the caller falls back to
+// the YAML parser; FuzzFastPathAgrees proves both give the same fields.
+func parseSimple(fm string) (*Frontmatter, bool) {
+	out := &Frontmatter{byKey: map[string]int{}}
+	for i, line := range strings.Split(fm, "\n") {
+		if line == "" {
+			return nil, false
+		}
+		colon := strings.Index(line, ": ")
+		if colon <= 0 {
+			return nil, false
+		}
+		key, val := line[:colon], line[colon+2:]
+		if !simpleKey(key) {
+			return nil, false
+		}
+		if _, dup := out.byKey[key]; dup {
+			return nil, false
+		}
+		var v any
+		if strings.HasPrefix(val, "[") && strings.HasSuffix(val, "]") {
+			inner := val[1 : len(val)-1]
+			items := []any{}
+			if strings.TrimSpace(inner) != "" {
+				for _, it := range strings.Split(inner, ",") {
+					it = strings.TrimSpace(it)
+					s, ok := simpleScalar(it)
+					if !ok {
+						return nil, false
+					}
+					items = append(items, s)
+				}
+			}
+			v = items
+		} else {
+			s, ok := simpleScalar(val)
+			if !ok {
+				return nil, false
+			}
+			v = s
+		}
+		out.byKey[key] = len(out.Fields)
+		out.Fields = append(out.Fields, Field{Key: key, Value: v, Line: i + 2})
+	}
+	return out, true
+}
+
+func simpleKey(k string) bool {
+	if len(k) > 128 { // YAML caps implicit keys at 1024; real keys are short
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || (i > 0 && (c >= '0' && c <= '9' || c == '-'))) {
+			return false
+		}
+	}
+	return k != ""
+}
+
+// simpleScalar accepts words of letters, digits, space, ".", "_", "/" and
+// "-" that YAML reads as a plain string, a date (kept as a string) or a
+// plain decimal integer.
+func simpleScalar(s string) (any, bool) {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") {
+		return nil, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ' ' || c == '.' || c == '_' || c == '/' || c == '-') {
+			return nil, false
+		}
+	}
+	first := s[0]
+	switch {
+	case first >= '0' && first <= '9':
+		if dateRe.MatchString(s) {
+			return s, true
+		}
+		if first != '0' && !strings.ContainsAny(s, " ._/-") {
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return n, true
+			}
+		}
+		return nil, false
+	case first >= 'a' && first <= 'z' || first >= 'A' && first <= 'Z':
+		switch strings.ToLower(s) {
+		case "true", "false", "null", "yes", "no", "on", "off", "y", "n":
+			return nil, false
+		}
+		return s, true
+	}
+	return nil, false
+}

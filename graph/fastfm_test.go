@@ -1,0 +1,26 @@
+package graph
+
+import (
+	"reflect"
+	"testing"
+)
+
+func FuzzFastPathAgrees(f *testing.F) {
+	for _, s := range []string{"a: b", "project: x\nstatus: done\ndate: 2026-11-20", "k: [a, b-c, d/e]", "n: 42",
+		"n: 042", "b: true", "b: True", "x: yes", "k: []", "k: [ ]", "a: b c", "t: 2026-13-45", "v: 1.5", "v: 1_000", "a-b: c", "a: -1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fast, ok := parseSimple(s)
+		if !ok {
+			return
+		}
+		slow, err := parseFrontmatter(s, false)
+		if err != nil {
+			t.Fatalf("fast path accepted what YAML refuses: %q (%v)", s, err)
+		}
+		if !reflect.DeepEqual(fast.Fields, slow.Fields) {
+			t.Fatalf("%q:\nfast %#v\nyaml %#v", s, fast.Fields, slow.Fields)
+		}
+	})
+}
