@@ -158,12 +158,12 @@ func securityText(s string) string {
 const wordClass = `\p{L}\p{N}_`
 
 var (
-	credURL  = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@:]+:[^\s/@]+@`)
-	scpCred  = regexp.MustCompile(`[^\s/@:]+:[^\s/@]+@[^\s/]+:`)
-	tokenRe  = regexp.MustCompile(`(?:^|[^` + wordClass + `])(?:AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[baprs]-[A-Za-z0-9-]{10,})(?:[^` + wordClass + `]|$)`)
-	privKey  = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9 ]+ )?PRIVATE KEY-----`)
-	uriRe    = regexp.MustCompile("[A-Za-z][A-Za-z0-9+.\\-]*://(?:\\[[^\\]\\s]*\\]|[^\\s/\"'<>()\\[\\]`]+)(?::[0-9]{1,5})?(?:/[^\\s\"'<>()\\[\\]`]*)?")
-	anyURI   = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://`)
+	credURL = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@:]+:[^\s/@]+@`)
+	scpCred = regexp.MustCompile(`[^\s/@:]+:[^\s/@]+@[^\s/]+:`)
+	tokenRe = regexp.MustCompile(`(?:^|[^` + wordClass + `])(?:AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[baprs]-[A-Za-z0-9-]{10,})(?:[^` + wordClass + `]|$)`)
+	privKey = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9 ]+ )?PRIVATE KEY-----`)
+	uriRe   = regexp.MustCompile("[A-Za-z][A-Za-z0-9+.\\-]*://(?:\\[[^\\]\\s]*\\]|[^\\s/\"'<>()\\[\\]`]+)(?::[0-9]{1,5})?(?:/[^\\s\"'<>()\\[\\]`]*)?")
+	anyURI  = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://`)
 )
 
 // safeConfigValues are the type-spec words a policy file legitimately puts
@@ -290,7 +290,9 @@ func isSpaceByte(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
-func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.N, r) }
+func isWordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.N, r)
+}
 
 // MachinePath reports whether s names an absolute machine path (POSIX, drive
 // or UNC) once every URI has been removed from it.
