@@ -1,0 +1,59 @@
+//go:build vivarytest
+
+package adapter
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/reason"
+)
+
+// In binaries built with -tags vivarytest (tests only), the environment can
+// shorten the timeout and grace and swap the producer, so timeout,
+// cancellation and quarantine are testable in milliseconds. Release builds
+// contain none of this.
+func init() {
+	testHooks = func(o *Options) {
+		if d, err := time.ParseDuration(os.Getenv("VIVARY_MCP_TEST_TIMEOUT")); err == nil {
+			o.Timeout = d
+		}
+		if d, err := time.ParseDuration(os.Getenv("VIVARY_MCP_TEST_GRACE")); err == nil {
+			o.Grace = d
+		}
+		mode, arg, _ := strings.Cut(os.Getenv("VIVARY_MCP_TEST_PRODUCER"), ":")
+		d, _ := time.ParseDuration(arg)
+		switch mode {
+		case "stall": // ignores cancellation for d
+			o.Producer = func(ctx context.Context, tool string, r *produce.Reader, a *args) (any, error) {
+				time.Sleep(d)
+				return nil, reason.New(reason.ProducerUnavailable, "stalled")
+			}
+		case "slow": // cooperative: returns when cancelled, or after d
+			o.Producer = func(ctx context.Context, tool string, r *produce.Reader, a *args) (any, error) {
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-time.After(d):
+					return runProducer(ctx, tool, r, a)
+				}
+			}
+		case "big": // a result far over the response limit
+			o.Producer = func(ctx context.Context, tool string, r *produce.Reader, a *args) (any, error) {
+				return map[string]any{"schema": "x", "blob": strings.Repeat("\"", 400_000), "complete": true}, nil
+			}
+		case "leak": // a result the firewall must refuse
+			o.Producer = func(ctx context.Context, tool string, r *produce.Reader, a *args) (any, error) {
+				return map[string]any{"schema": "x", arg: "value", "complete": true}, nil
+			}
+		case "write": // tries to print on fd 1 while producing
+			o.Producer = func(ctx context.Context, tool string, r *produce.Reader, a *args) (any, error) {
+				os.Stdout.WriteString("STRAY OUTPUT\n")
+				return runProducer(ctx, tool, r, a)
+			}
+		}
+	}
+}

@@ -1,0 +1,224 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/workspace"
+)
+
+const usage = "usage: vivary-mcp [-h] [--version] --workspace ALIAS PATH [--workspace ALIAS PATH ...] [--observability {off,errors,json}]\n"
+
+const help = usage + `
+Serve read-only Vivary context to a local MCP client over standard input and
+output: exactly four tools (vivary_find, vivary_query, vivary_check,
+vivary_capsule) over the workspaces bound here. Tool calls cannot add or
+change workspaces. Nothing is ever written.
+
+options:
+  -h, --help            show this help message and exit
+  --version             show the version and exit
+  --workspace ALIAS PATH
+                        bind PATH as ALIAS (1-64 of A-Z a-z 0-9 . _ -,
+                        starting with a letter or digit); repeat for up to 16
+  --observability {off,errors,json}
+                        diagnostics on standard error (default: errors)
+`
+
+// testHooks, set only in test builds, adjusts options from the environment.
+var testHooks func(*Options)
+
+type row struct{ alias, path string }
+
+type parsed struct {
+	rows    []row
+	observe string
+	version bool
+	help    bool
+}
+
+func parseArgs(argv []string) (*parsed, error) {
+	p := &parsed{observe: ObserveErrors}
+	for i := 0; i < len(argv); i++ {
+		switch a := argv[i]; a {
+		case "-h", "--help":
+			p.help = true
+		case "--version":
+			p.version = true
+		case "--workspace":
+			if i+2 >= len(argv) {
+				return nil, fmt.Errorf("argument --workspace: expected 2 arguments")
+			}
+			p.rows = append(p.rows, row{argv[i+1], argv[i+2]})
+			i += 2
+		case "--observability":
+			if i+1 >= len(argv) {
+				return nil, fmt.Errorf("argument --observability: expected one argument")
+			}
+			v := argv[i+1]
+			if v != ObserveOff && v != ObserveErrors && v != ObserveJSON {
+				return nil, fmt.Errorf("argument --observability: invalid choice (choose from 'off', 'errors', 'json')")
+			}
+			p.observe = v
+			i++
+		default:
+			return nil, fmt.Errorf("unrecognized arguments")
+		}
+	}
+	if !p.help && !p.version && len(p.rows) == 0 {
+		return nil, fmt.Errorf("the following arguments are required: --workspace")
+	}
+	return p, nil
+}
+
+// errContract is every startup refusal; the detail is never shown.
+var errContract = fmt.Errorf("workspace or producer contract unavailable")
+
+// bindAll validates and anchors every row, or closes what it opened.
+func bindAll(rows []row) ([]*Binding, error) {
+	if len(rows) < 1 || len(rows) > MaxWorkspaces {
+		return nil, errContract
+	}
+	var out []*Binding
+	fail := func() ([]*Binding, error) {
+		for _, b := range out {
+			b.Reader.Workspace().Close()
+		}
+		return nil, errContract
+	}
+	aliases := map[string]bool{}
+	ids := map[[2]uint64]bool{}
+	for _, r := range rows {
+		if !ValidAlias(r.alias) || aliases[r.alias] {
+			return fail()
+		}
+		abs, err := filepath.Abs(r.path)
+		if err != nil {
+			return fail()
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return fail()
+		}
+		ws, err := workspace.Bind(real)
+		if err != nil {
+			return fail()
+		}
+		dev, ino := ws.Identity()
+		if ids[[2]uint64{dev, ino}] {
+			ws.Close()
+			return fail()
+		}
+		aliases[r.alias], ids[[2]uint64{dev, ino}] = true, true
+		out = append(out, &Binding{Alias: r.alias, Reader: produce.NewReader(ws)})
+	}
+	return out, nil
+}
+
+// Main runs vivary-mcp with the process's standard streams and returns the
+// exit code.
+func Main(argv []string) int {
+	p, err := parseArgs(argv)
+	if err != nil {
+		fmt.Fprint(os.Stderr, usage)
+		fmt.Fprintf(os.Stderr, "vivary-mcp: error: %s\n", err)
+		return 2
+	}
+	if p.help {
+		fmt.Fprint(os.Stdout, help)
+		return 0
+	}
+	if p.version {
+		fmt.Fprintf(os.Stdout, "vivary-mcp %s\n", Version)
+		return 0
+	}
+	bindings, err := bindAll(p.rows)
+	if err != nil {
+		fmt.Fprint(os.Stderr, usage)
+		fmt.Fprintf(os.Stderr, "vivary-mcp: error: %s\n", errContract)
+		return 2
+	}
+	defer func() {
+		for _, b := range bindings {
+			b.Reader.Workspace().Close()
+		}
+	}()
+	in, out, restore, err := claimStdio()
+	if err != nil {
+		fmt.Fprint(os.Stderr, usage)
+		fmt.Fprintf(os.Stderr, "vivary-mcp: error: %s\n", errContract)
+		return 2
+	}
+	defer restore()
+	opts := Options{Diag: NewDiagnostics(os.Stderr, p.observe)}
+	if testHooks != nil {
+		testHooks(&opts)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := Serve(ctx, bindings, opts, in, out); err != nil && ctx.Err() == nil {
+		return 1
+	}
+	return 0
+}
+
+// Serve runs the MCP session over in/out until in ends.
+func Serve(ctx context.Context, bindings []*Binding, opts Options, in io.Reader, out io.Writer) error {
+	s := NewServer(bindings, opts)
+	s.diag.Emit(Diag{Event: "server_started", Outcome: "known", ElapsedMS: -1, InputBytes: -1, OutputBytes: -1})
+	defer s.diag.Emit(Diag{Event: "server_stopped", Outcome: "known", ElapsedMS: -1, InputBytes: -1, OutputBytes: -1})
+	return s.MCPServer().Run(ctx, &stdioTransport{in: in, out: out, drain: EOFDrain})
+}
+
+// claimStdio moves the protocol onto private duplicates of fd 0 and fd 1
+// and points fd 0 and fd 1 at the null device, so a stray write can never
+// corrupt the wire (nor reach stderr, which stays for diagnostics only).
+func claimStdio() (in *os.File, out *os.File, restore func(), err error) {
+	os.Stdout.Sync()
+	savedIn, err := syscall.Dup(0)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	savedOut, err := syscall.Dup(1)
+	if err != nil {
+		syscall.Close(savedIn)
+		return nil, nil, nil, err
+	}
+	wireIn, err1 := syscall.Dup(savedIn)
+	wireOut, err2 := syscall.Dup(savedOut)
+	nullIn, err3 := syscall.Open(os.DevNull, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	nullOut, err4 := syscall.Open(os.DevNull, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+	for _, e := range []error{err1, err2, err3, err4} {
+		if e != nil {
+			return nil, nil, nil, e
+		}
+	}
+	for _, fd := range []int{savedIn, savedOut, wireIn, wireOut} {
+		syscall.CloseOnExec(fd)
+	}
+	if err := syscall.Dup3(nullIn, 0, 0); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := syscall.Dup3(nullOut, 1, 0); err != nil {
+		return nil, nil, nil, err
+	}
+	in = os.NewFile(uintptr(wireIn), "mcp-in")
+	out = os.NewFile(uintptr(wireOut), "mcp-out")
+	restore = func() {
+		out.Sync()
+		in.Close()
+		out.Close()
+		syscall.Dup3(savedIn, 0, 0)
+		syscall.Dup3(savedOut, 1, 0)
+		for _, fd := range []int{savedIn, savedOut, nullIn, nullOut} {
+			syscall.Close(fd)
+		}
+	}
+	return in, out, restore, nil
+}

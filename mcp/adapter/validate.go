@@ -1,0 +1,248 @@
+package adapter
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+var aliasRe = regexp.MustCompile(aliasPattern)
+
+// ValidAlias reports a workspace alias: 1-64 ASCII characters, letters,
+// digits, ".", "_" and "-", starting with a letter or digit.
+func ValidAlias(s string) bool { return aliasRe.MatchString(s) }
+
+// errInvalid is any argument outside the schema or its runtime rules.
+var errInvalid = errors.New("invalid tool arguments")
+
+// args are the validated arguments of one call, defaults applied.
+type args struct {
+	Workspace    string
+	Text         string // question or text
+	Limit        int
+	Budget       int
+	SnippetChars int
+	Explain      bool
+	MaxClaims    int
+	Types        []string
+	Paths        []string
+	Edges        []string
+	CheckPaths   []string
+	Strict       *bool
+}
+
+type argSpec struct {
+	required []string
+	strings  map[string]int      // name -> max code points (trimmed non-empty)
+	ints     map[string][2]int64 // name -> [min,max]
+	bools    map[string]bool     // name -> may be null
+	arrays   map[string][2]int   // name -> [max items, max chars]
+}
+
+var specs = map[string]argSpec{
+	ToolFind: {required: []string{"workspace", "question"}, strings: map[string]int{"workspace": MaxAliasChars, "question": MaxTextChars},
+		ints: map[string][2]int64{"limit": {1, 20}, "budget": {64, 4000}}},
+	ToolQuery: {required: []string{"workspace", "text"}, strings: map[string]int{"workspace": MaxAliasChars, "text": MaxTextChars},
+		ints: map[string][2]int64{"limit": {1, 20}, "snippet_chars": {0, 1000}}, bools: map[string]bool{"explain": false},
+		arrays: map[string][2]int{"type_filters": {16, 128}, "path_filters": {16, 512}, "edge_filters": {16, 256}}},
+	ToolCheck: {required: []string{"workspace"}, strings: map[string]int{"workspace": MaxAliasChars},
+		bools: map[string]bool{"strict": true}, arrays: map[string][2]int{"paths": {200, 512}}},
+	ToolCapsule: {required: []string{"workspace", "question"}, strings: map[string]int{"workspace": MaxAliasChars, "question": MaxTextChars},
+		ints: map[string][2]int64{"max_claims": {0, 24}}},
+}
+
+// decodeObject decodes raw into a map of raw values, refusing duplicate
+// keys and anything but one JSON object.
+func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return map[string]json.RawMessage{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil, errInvalid
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, errInvalid
+		}
+		k, _ := kt.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, errInvalid
+		}
+		if _, dup := out[k]; dup {
+			return nil, errInvalid
+		}
+		out[k] = v
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, errInvalid
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errInvalid
+	}
+	return out, nil
+}
+
+func jsonString(v json.RawMessage) (string, bool) {
+	if len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil || !utf8.ValidString(s) {
+		return "", false
+	}
+	return s, true
+}
+
+// jsonInt accepts an integer literal only: 5.0, 5e0 and booleans are refused.
+func jsonInt(v json.RawMessage) (int64, bool) {
+	s := string(v)
+	if s == "" || strings.ContainsAny(s, ".eE") {
+		return 0, false
+	}
+	var n json.Number
+	if json.Unmarshal(v, &n) != nil {
+		return 0, false
+	}
+	i, err := n.Int64()
+	return i, err == nil
+}
+
+// validateArgs applies the closed schema and the runtime rules that are
+// stricter than it: trimmed non-empty strings, code-point lengths, integer
+// literals only, unique array items, and safe check paths.
+func validateArgs(tool string, raw json.RawMessage) (*args, error) {
+	spec, ok := specs[tool]
+	if !ok {
+		return nil, errInvalid
+	}
+	obj, err := decodeObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range spec.required {
+		if _, ok := obj[r]; !ok {
+			return nil, errInvalid
+		}
+	}
+	a := &args{Limit: 5, Budget: 1200, SnippetChars: 160, MaxClaims: 24}
+	if tool == ToolQuery {
+		a.Limit = 10
+	}
+	for k, v := range obj {
+		switch {
+		case spec.strings[k] > 0:
+			s, ok := jsonString(v)
+			if !ok || strings.TrimSpace(s) == "" || utf8.RuneCountInString(s) > spec.strings[k] {
+				return nil, errInvalid
+			}
+			if k == "workspace" {
+				if !ValidAlias(s) {
+					return nil, errInvalid
+				}
+				a.Workspace = s
+			} else {
+				a.Text = s
+			}
+		case spec.ints[k] != [2]int64{}:
+			n, ok := jsonInt(v)
+			if r := spec.ints[k]; !ok || n < r[0] || n > r[1] {
+				return nil, errInvalid
+			}
+			switch k {
+			case "limit":
+				a.Limit = int(n)
+			case "budget":
+				a.Budget = int(n)
+			case "snippet_chars":
+				a.SnippetChars = int(n)
+			case "max_claims":
+				a.MaxClaims = int(n)
+			}
+		case hasBool(spec, k):
+			if string(v) == "null" && spec.bools[k] {
+				continue
+			}
+			var b bool
+			if string(v) != "true" && string(v) != "false" {
+				return nil, errInvalid
+			}
+			b = string(v) == "true"
+			if k == "explain" {
+				a.Explain = b
+			} else {
+				a.Strict = &b
+			}
+		case spec.arrays[k] != [2]int{}:
+			list, err := stringArray(v, spec.arrays[k][0], spec.arrays[k][1])
+			if err != nil {
+				return nil, err
+			}
+			switch k {
+			case "type_filters":
+				a.Types = list
+			case "path_filters":
+				a.Paths = list
+			case "edge_filters":
+				a.Edges = list
+			case "paths":
+				for _, p := range list {
+					if !safeCheckPath(p) {
+						return nil, errInvalid
+					}
+				}
+				a.CheckPaths = list
+			}
+		default:
+			return nil, errInvalid
+		}
+	}
+	return a, nil
+}
+
+func hasBool(s argSpec, k string) bool { _, ok := s.bools[k]; return ok }
+
+func stringArray(v json.RawMessage, maxItems, maxChars int) ([]string, error) {
+	if len(v) == 0 || v[0] != '[' {
+		return nil, errInvalid
+	}
+	var raw []json.RawMessage
+	if json.Unmarshal(v, &raw) != nil || len(raw) > maxItems {
+		return nil, errInvalid
+	}
+	seen := map[string]bool{}
+	out := make([]string, 0, len(raw))
+	for _, r := range raw {
+		s, ok := jsonString(r)
+		if !ok || s == "" || utf8.RuneCountInString(s) > maxChars || seen[s] {
+			return nil, errInvalid
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// safeCheckPath refuses a backslash, an absolute or drive path, and any
+// empty, "." or ".." segment.
+func safeCheckPath(p string) bool {
+	if strings.ContainsRune(p, '\\') || strings.HasPrefix(p, "/") || (len(p) >= 2 && p[1] == ':' && isLetter(p[0])) {
+		return false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
