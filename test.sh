@@ -10,3 +10,4 @@ for dir in $modules; do
 done
 echo "== race"
 go test -count=1 -race ./policy/... ./produce/...
+(cd mcp && go test -count=1 -race ./adapter/...)

@@ -73,6 +73,66 @@ func Encode(v any, o Options) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// EncodeTree serializes a tree that is already generic (maps, slices,
+// strings, json.Number, bool, nil), skipping the marshal round trip.
+func EncodeTree(tree any, o Options) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := write(&buf, tree, o); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Decode parses JSON into a generic tree with exact numbers.
+func Decode(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var t any
+	if err := dec.Decode(&t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// StringLen is the length of s as a JSON string literal, quotes included:
+// with html, as encoding/json writes it (<, >, & and U+2028/9 as \u
+// escapes, invalid UTF-8 as U+FFFD); without, as this package writes it.
+func StringLen(s string, html bool) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+				n += 2
+			case c < 0x20:
+				n += 6
+			case html && (c == '<' || c == '>' || c == '&'):
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			if html {
+				n += 6
+			} else {
+				n += 3
+			}
+		case html && (r == '\u2028' || r == '\u2029'):
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
+}
+
 // orderedObject keeps struct field order when the caller wants it.
 type orderedObject struct {
 	keys []string

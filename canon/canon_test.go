@@ -1,6 +1,7 @@
 package canon_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/canon"
@@ -39,5 +40,18 @@ func TestFingerprint(t *testing.T) {
 	fp, err := canon.Fingerprint(map[string]any{"a": 1})
 	if err != nil || fp != "sha256:015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862" {
 		t.Fatalf("%s %v", fp, err)
+	}
+}
+
+func TestStringLen(t *testing.T) {
+	for _, s := range []string{"", "plain", "<&>", "\u2028é\x01\b\f\n\"\\", "\xff", "😀"} {
+		py, _ := canon.Encode(s, canon.Options{})
+		if canon.StringLen(s, false) != len(py) {
+			t.Errorf("%q: python length %d, counted %d", s, len(py), canon.StringLen(s, false))
+		}
+		goJSON, _ := json.Marshal(s)
+		if canon.StringLen(s, true) != len(goJSON) {
+			t.Errorf("%q: go length %d, counted %d", s, len(goJSON), canon.StringLen(s, true))
+		}
 	}
 }

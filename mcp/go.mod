@@ -4,9 +4,11 @@ go 1.26.8
 
 require github.com/vivary-dev/vivary-go v0.0.0
 
+require go.uber.org/goleak v1.3.0
+
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
-	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect

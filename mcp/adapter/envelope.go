@@ -1,9 +1,10 @@
 package adapter
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -23,7 +24,7 @@ type Envelope struct {
 	Complete  bool            `json:"complete"`
 	Workspace string          `json:"workspace"`
 	Reason    *string         `json:"reason"`
-	Result    json.RawMessage `json:"result"`
+	Result    any             `json:"result"` // a generic JSON tree, or nil
 	Omissions []Omission      `json:"omissions"`
 }
 
@@ -47,16 +48,32 @@ func failure(tool, alias string, code reason.Code) *Envelope {
 	}
 	r := string(code)
 	return &Envelope{Schema: EnvelopeSchema, Tool: tool, Status: code.Status(), Complete: false, Workspace: alias,
-		Reason: &r, Result: json.RawMessage("null"), Omissions: []Omission{{Kind: "adapter_refusal", Reason: r, Count: 1}}}
+		Reason: &r, Result: nil, Omissions: []Omission{{Kind: "adapter_refusal", Reason: r, Count: 1}}}
 }
 
-func success(tool, alias string, result json.RawMessage, complete bool) *Envelope {
+func success(tool, alias string, result any, complete bool) *Envelope {
 	return &Envelope{Schema: EnvelopeSchema, Tool: tool, Status: "known", Complete: complete, Workspace: alias,
 		Result: result, Omissions: []Omission{}}
 }
 
+// tree is the envelope as a generic JSON tree.
+func (e *Envelope) tree() map[string]any {
+	var reason any
+	if e.Reason != nil {
+		reason = *e.Reason
+	}
+	om := make([]any, len(e.Omissions))
+	for i, o := range e.Omissions {
+		om[i] = map[string]any{"kind": o.Kind, "reason": o.Reason, "count": json.Number(strconv.Itoa(o.Count))}
+	}
+	return map[string]any{"schema": e.Schema, "tool": e.Tool, "status": e.Status, "complete": e.Complete,
+		"workspace": e.Workspace, "reason": reason, "result": e.Result, "omissions": om}
+}
+
 // text is the compact, key-sorted JSON of the envelope with raw UTF-8.
-func (e *Envelope) text() ([]byte, error) { return canon.Compact(e) }
+func (e *Envelope) text() ([]byte, error) {
+	return canon.EncodeTree(e.tree(), canon.Options{Order: canon.CodePoint})
+}
 
 // toolResult renders the envelope as a CallToolResult: structuredContent is
 // the envelope and the one text content is its compact sorted JSON. A
@@ -81,27 +98,29 @@ func render(e *Envelope) (*mcp.CallToolResult, int, error) {
 		return nil, 0, err
 	}
 	isError := e.Status != "known"
-	body := struct {
-		Content           []map[string]string `json:"content"`
-		StructuredContent json.RawMessage     `json:"structuredContent"`
-		IsError           bool                `json:"isError"`
-	}{[]map[string]string{{"type": "text", "text": string(s)}}, s, isError}
-	// Count both the Python-style escaping and the SDK's (which escapes
-	// <, >, & and U+2028/9 as six bytes each); the larger one is the bound.
-	py, err := canon.Encode(body, canon.Options{Order: canon.Unsorted})
-	if err != nil {
-		return nil, 0, err
-	}
-	goJSON, err := json.Marshal(body)
-	if err != nil {
-		return nil, 0, err
-	}
-	n := max(len(py), len(goJSON))
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(s)}},
 		StructuredContent: json.RawMessage(s),
 		IsError:           isError,
-	}, n, nil
+	}, responseSize(s, isError), nil
+}
+
+// responseSize is the byte length of
+// {"content":[{"type":"text","text":S}],"structuredContent":S,"isError":b}
+// counted with both Python's escaping and the SDK's (which writes <, >, &
+// and U+2028/9 as six bytes each); the larger one is the bound.
+func responseSize(s []byte, isError bool) int {
+	const fixed = len(`{"content":[{"type":"text","text":`) + len(`}],"structuredContent":`) + len(`,"isError":`) + len(`}`)
+	flag := len("false")
+	if isError {
+		flag = len("true")
+	}
+	str := string(s)
+	text := max(canon.StringLen(str, false), canon.StringLen(str, true))
+	// structuredContent is S itself; re-encoded by the SDK, each HTML
+	// character inside its strings grows by five bytes.
+	structured := len(s) + 5*(strings.Count(str, "<")+strings.Count(str, ">")+strings.Count(str, "&")+strings.Count(str, "\u2028")+strings.Count(str, "\u2029"))
+	return fixed + text + structured + flag
 }
 
 // forbiddenKeys may never appear in a result.
@@ -112,15 +131,13 @@ var errFirewall = errors.New("result refused by the firewall")
 // firewall screens a successful producer result: no forbidden key
 // anywhere, and every string printable, free of the root, of credentials
 // and of absolute machine paths. It returns the result as compact JSON.
-func firewall(v any, root string) (json.RawMessage, bool, error) {
-	b, err := canon.Encode(v, canon.Options{Order: canon.Unsorted})
+func firewall(v any, root string) (any, bool, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, false, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var tree any
-	if err := dec.Decode(&tree); err != nil {
+	tree, err := canon.Decode(b)
+	if err != nil {
 		return nil, false, err
 	}
 	obj, ok := tree.(map[string]any)
@@ -151,5 +168,5 @@ func firewall(v any, root string) (json.RawMessage, bool, error) {
 	if c, ok := obj["complete"].(bool); ok {
 		complete = c
 	}
-	return b, complete, nil
+	return tree, complete, nil
 }

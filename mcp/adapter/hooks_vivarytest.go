@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/vivary-dev/vivary-go/produce"
@@ -27,8 +28,12 @@ func init() {
 		mode, arg, _ := strings.Cut(os.Getenv("VIVARY_MCP_TEST_PRODUCER"), ":")
 		d, _ := time.ParseDuration(arg)
 		switch mode {
-		case "stall": // ignores cancellation for d
+		case "stall": // the first call ignores cancellation for d; later calls are real
+			var calls atomic.Int64
 			o.Producer = func(ctx context.Context, tool string, r *produce.Reader, a *args) (any, error) {
+				if calls.Add(1) > 1 {
+					return runProducer(ctx, tool, r, a)
+				}
 				time.Sleep(d)
 				return nil, reason.New(reason.ProducerUnavailable, "stalled")
 			}

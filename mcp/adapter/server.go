@@ -115,6 +115,17 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid cursor"}
 			}
 			res, err := next(ctx, method, req)
+			if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+				// The SDK lists by name; the contract lists find, query, check, capsule.
+				byName := map[string]*mcp.Tool{}
+				for _, t := range lr.Tools {
+					byName[t.Name] = t
+				}
+				lr.Tools = lr.Tools[:0]
+				for _, n := range ToolNames {
+					lr.Tools = append(lr.Tools, byName[n])
+				}
+			}
 			if err == nil {
 				s.diag.Emit(Diag{Event: "discovery_served", Outcome: "known", ElapsedMS: -1, InputBytes: -1, OutputBytes: -1})
 			}

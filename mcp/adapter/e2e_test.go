@@ -1,0 +1,723 @@
+package adapter_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vivary-dev/vivary-go/internal/testws"
+	"github.com/vivary-dev/vivary-go/policy"
+)
+
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "vivary-mcp-test-")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "vivary-mcp")
+	// Test builds carry the hooks that shorten timeouts; release builds do not.
+	build := exec.Command("go", "build", "-tags", "vivarytest", "-o", bin, "../cmd/vivary-mcp")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+const marker = "ZEBRAMARKER"
+
+// fixtureWS is a thin workspace with typed records and planted secrets.
+func fixtureWS(t *testing.T) string {
+	return testws.Thin(t, map[string]string{
+		".vivary/records/changes/adapter.md": "---\nproject: p\nstatus: active\nslice: read-only adapter\nrelated_modules: [policy]\n---\n# Adapter change\n\nThe adapter serves four tools.\n",
+		".vivary/records/modules/policy.md":  "---\nproject: p\nstatus: active\nmodule_area: privacy\n---\n# Policy module\n\nAdmits paths before reads.\n",
+		".vivary/private/secret.md":          "# Private\n\n" + marker + "\n",
+		".vivary/runtime/run.md":             "# Run\n\n" + marker + "\n",
+		"notes/.env.md":                      marker + "\n",
+		"notes/leak.md":                      "# Leak\n\npassword = " + marker + "\n",
+	})
+}
+
+type server struct {
+	t      *testing.T
+	cs     *mcp.ClientSession
+	stderr *bytes.Buffer
+	cmd    *exec.Cmd
+}
+
+type opts struct {
+	env     []string
+	args    []string
+	version string // "" is 2026-07-28 through server/discover
+}
+
+func start(t *testing.T, o opts, roots ...string) *server {
+	t.Helper()
+	args := append([]string{}, o.args...)
+	for i, r := range roots {
+		args = append(args, "--workspace", fmt.Sprintf("ws%d", i), r)
+	}
+	if len(o.args) == 0 {
+		args = append(args, "--observability", "json")
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), o.env...)
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = &lockedWriter{w: stderr}
+	c := mcp.NewClient(&mcp.Implementation{Name: "go-e2e", Version: "0"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 3 * time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: o.version})
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr)
+	}
+	s := &server{t: t, cs: cs, stderr: stderr, cmd: cmd}
+	t.Cleanup(func() { cs.Close() })
+	return s
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+type envelope struct {
+	Schema    string          `json:"schema"`
+	Tool      string          `json:"tool"`
+	Status    string          `json:"status"`
+	Complete  bool            `json:"complete"`
+	Workspace string          `json:"workspace"`
+	Reason    *string         `json:"reason"`
+	Result    json.RawMessage `json:"result"`
+	Omissions []any           `json:"omissions"`
+}
+
+func (s *server) call(name string, args map[string]any) (*mcp.CallToolResult, *envelope, error) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, nil, err
+	}
+	var e envelope
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &e); err != nil {
+		s.t.Fatalf("structuredContent: %v", err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	var fromText envelope
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil || fromText.Status != e.Status {
+		s.t.Fatalf("text content is not the envelope: %v", err)
+	}
+	if strings.Contains(text, marker) {
+		s.t.Fatalf("planted secret content reached the wire: %s", text)
+	}
+	if res.IsError != (e.Status != "known") {
+		s.t.Fatalf("isError %v for status %s", res.IsError, e.Status)
+	}
+	return res, &e, nil
+}
+
+func (s *server) reason(name string, args map[string]any) string {
+	s.t.Helper()
+	_, e, err := s.call(name, args)
+	if err != nil {
+		s.t.Fatalf("%s: %v", name, err)
+	}
+	if e.Reason == nil {
+		return "known"
+	}
+	return *e.Reason
+}
+
+func TestDiscoveryAndListing(t *testing.T) {
+	for _, version := range []string{"", "2025-11-25", "2025-06-18", "2024-11-05"} {
+		t.Run("version "+version, func(t *testing.T) {
+			s := start(t, opts{version: version}, fixtureWS(t))
+			init := s.cs.InitializeResult()
+			if init.ServerInfo.Name != "vivary" || init.ServerInfo.Version != "0.1.3" {
+				t.Fatalf("server info %+v", init.ServerInfo)
+			}
+			want := version
+			if want == "" {
+				want = "2026-07-28"
+			}
+			if init.ProtocolVersion != want {
+				t.Fatalf("negotiated %s, want %s", init.ProtocolVersion, want)
+			}
+			if init.Capabilities.Tools == nil || init.Capabilities.Logging != nil || init.Capabilities.Prompts != nil || init.Capabilities.Resources != nil {
+				t.Fatalf("capabilities %+v", init.Capabilities)
+			}
+			list, err := s.cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range list.Tools {
+				names = append(names, tool.Name)
+				a := tool.Annotations
+				if a == nil || !a.ReadOnlyHint || !a.IdempotentHint || a.DestructiveHint == nil || *a.DestructiveHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
+					t.Errorf("%s annotations %+v", tool.Name, a)
+				}
+				in, _ := json.Marshal(tool.InputSchema)
+				out, _ := json.Marshal(tool.OutputSchema)
+				var is, os map[string]any
+				json.Unmarshal(in, &is)
+				json.Unmarshal(out, &os)
+				if is["additionalProperties"] != false || is["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+					t.Errorf("%s input schema is not closed 2020-12", tool.Name)
+				}
+				defs := os["$defs"].(map[string]any)["producer"].(map[string]any)
+				if os["additionalProperties"] != false || defs["additionalProperties"] != false {
+					t.Errorf("%s output schema is not closed", tool.Name)
+				}
+				if strings.Contains(string(out), "http://") || strings.Contains(string(out), `"$ref":"https`) {
+					t.Errorf("%s output schema refers out", tool.Name)
+				}
+			}
+			if strings.Join(names, ",") != "vivary_find,vivary_query,vivary_check,vivary_capsule" {
+				t.Fatalf("tools %v", names)
+			}
+		})
+	}
+}
+
+// resolved output schemas, to validate structuredContent.
+func outputSchemas(t *testing.T, s *server) map[string]*jsonschema.Resolved {
+	list, err := s.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*jsonschema.Resolved{}
+	for _, tool := range list.Tools {
+		raw, _ := json.Marshal(tool.OutputSchema)
+		var sch jsonschema.Schema
+		if err := json.Unmarshal(raw, &sch); err != nil {
+			t.Fatal(err)
+		}
+		r, err := sch.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s output schema does not resolve: %v", tool.Name, err)
+		}
+		out[tool.Name] = r
+	}
+	return out
+}
+
+func TestAllFourTools(t *testing.T) {
+	root := fixtureWS(t)
+	before := testws.Hash(t, root)
+	s := start(t, opts{}, root)
+	schemas := outputSchemas(t, s)
+	calls := map[string]map[string]any{
+		"vivary_find":    {"workspace": "ws0", "question": "adapter tools", "limit": 3, "budget": 500},
+		"vivary_query":   {"workspace": "ws0", "text": "adapter", "type_filters": []string{"change"}, "explain": true, "snippet_chars": 40},
+		"vivary_check":   {"workspace": "ws0", "paths": []string{".vivary/records"}, "strict": true},
+		"vivary_capsule": {"workspace": "ws0", "question": "what changed in the adapter", "max_claims": 5},
+	}
+	for name, args := range calls {
+		res, e, err := s.call(name, args)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if e.Status != "known" || e.Schema != "vivary.mcp-tool-result/v0" || e.Workspace != "ws0" || e.Tool != name {
+			t.Fatalf("%s: envelope %+v", name, e)
+		}
+		var v any
+		raw, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(raw, &v)
+		if err := schemas[name].Validate(v); err != nil {
+			t.Errorf("%s: structuredContent fails its output schema: %v", name, err)
+		}
+		if strings.Contains(string(raw), root) {
+			t.Errorf("%s: result names the root", name)
+		}
+	}
+	if testws.Hash(t, root) != before {
+		t.Fatal("the read phase changed the workspace")
+	}
+}
+
+func TestReasonCodes(t *testing.T) {
+	good := fixtureWS(t)
+	badPolicy := fixtureWS(t)
+	testws.Write(t, badPolicy, ".gitignore", "*.md\n")
+	tooBig := fixtureWS(t)
+	testws.Write(t, tooBig, "big.md", strings.Repeat("x", 1<<20+1))
+	s := start(t, opts{}, good, badPolicy, tooBig)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"vivary_query", map[string]any{"workspace": "nope", "text": "x"}, "unknown_workspace"},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "a\nb"}, "path_refused"},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "see /etc/passwd"}, "path_refused"},
+		{"vivary_check", map[string]any{"workspace": "ws0", "paths": []string{".env"}}, "path_refused"},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "path_filters": []string{".vivary/private/*"}}, "path_refused"},
+		{"vivary_query", map[string]any{"workspace": "ws1", "text": "x"}, "privacy_policy_unavailable"},
+		{"vivary_check", map[string]any{"workspace": "ws2"}, "work_limit_exceeded"},
+		{"vivary_find", map[string]any{"workspace": "ws0", "question": "adapter"}, "known"},
+	} {
+		if got := s.reason(c.tool, c.args); got != c.want {
+			t.Errorf("%s %v: %s, want %s", c.tool, c.args, got, c.want)
+		}
+	}
+	_, e, _ := s.call("vivary_query", map[string]any{"workspace": "nope", "text": "x"})
+	if e.Status != "refused" || e.Result == nil || string(e.Result) != "null" || len(e.Omissions) != 1 {
+		t.Errorf("failure envelope %+v", e)
+	}
+	_, e, _ = s.call("vivary_query", map[string]any{"workspace": "ws1", "text": "x"})
+	if e.Status != "unknown" {
+		t.Errorf("privacy_policy_unavailable status %s", e.Status)
+	}
+}
+
+func TestInvalidArgumentsNeverReachTheProducer(t *testing.T) {
+	// The producer would stall for a minute; an invalid call must not wait for it.
+	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=stall:60s"}}, fixtureWS(t))
+	long := strings.Repeat("é", 4097)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"vivary_query", map[string]any{"workspace": "ws0"}},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "bogus": 1}},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "   "}},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": long}},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "limit": 21}},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "limit": 0}},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "limit": 5.5}},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "limit": true}},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "snippet_chars": 1001}},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "type_filters": []string{"a", "a"}}},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "type_filters": make([]string, 17)}},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "explain": "yes"}},
+		{"vivary_query", map[string]any{"workspace": "bad alias!", "text": "x"}},
+		{"vivary_query", map[string]any{"workspace": strings.Repeat("a", 65), "text": "x"}},
+		{"vivary_find", map[string]any{"workspace": "ws0", "question": "x", "budget": 63}},
+		{"vivary_find", map[string]any{"workspace": "ws0", "question": "x", "budget": 4001}},
+		{"vivary_check", map[string]any{"workspace": "ws0", "paths": []string{"../x"}}},
+		{"vivary_check", map[string]any{"workspace": "ws0", "paths": []string{"/etc"}}},
+		{"vivary_check", map[string]any{"workspace": "ws0", "paths": []string{`a\b`}}},
+		{"vivary_check", map[string]any{"workspace": "ws0", "paths": []string{"a/"}}},
+		{"vivary_check", map[string]any{"workspace": "ws0", "paths": []string{"C:x"}}},
+		{"vivary_check", map[string]any{"workspace": "ws0", "root": "/"}},
+		{"vivary_capsule", map[string]any{"workspace": "ws0", "question": "x", "max_claims": 25}},
+		{"vivary_capsule", map[string]any{"workspace": "ws0", "question": "x", "max_claims": -1}},
+		{"vivary_nope", map[string]any{"workspace": "ws0"}},
+	} {
+		start := time.Now()
+		_, _, err := s.call(c.tool, c.args)
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("%s %v: %v, want -32602", c.tool, c.args, err)
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("%s %v waited for the producer", c.tool, c.args)
+		}
+	}
+	if strings.Contains(s.stderr.String(), `"event":"tool_started"`) {
+		t.Error("an invalid call started the producer")
+	}
+	// Boundaries that are valid.
+	s2 := start(t, opts{}, fixtureWS(t))
+	for _, args := range []map[string]any{
+		{"workspace": "ws0", "text": strings.Repeat("é", 4096), "limit": 20, "snippet_chars": 1000},
+		{"workspace": "ws0", "text": "x", "limit": 1, "snippet_chars": 0},
+	} {
+		if _, _, err := s2.call("vivary_query", args); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	if _, _, err := s2.call("vivary_check", map[string]any{"workspace": "ws0", "strict": nil}); err != nil {
+		t.Errorf("strict null: %v", err)
+	}
+}
+
+func TestMetaCarriesNoAuthority(t *testing.T) {
+	s := start(t, opts{}, fixtureWS(t), fixtureWS(t))
+	res, err := s.cs.CallTool(context.Background(), &mcp.CallToolParams{
+		Meta: mcp.Meta{"vivary.test.authorization": "ws1"}, Name: "vivary_check", Arguments: map[string]any{"workspace": "nope"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("_meta widened authority: %v %+v", err, res)
+	}
+}
+
+func TestTimeoutAndQuarantine(t *testing.T) {
+	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_TIMEOUT=50ms", "VIVARY_MCP_TEST_GRACE=50ms", "VIVARY_MCP_TEST_PRODUCER=stall:1500ms"}}, fixtureWS(t))
+	begin := time.Now()
+	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "producer_unavailable" {
+		t.Fatalf("first call %s", got)
+	}
+	if time.Since(begin) > time.Second {
+		t.Fatalf("timeout took %v", time.Since(begin))
+	}
+	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "server_busy" {
+		t.Fatalf("second call during quarantine: %s", got)
+	}
+	// unknown_workspace is reported even while busy.
+	if got := s.reason("vivary_check", map[string]any{"workspace": "nope"}); got != "unknown_workspace" {
+		t.Fatalf("unknown alias while busy: %s", got)
+	}
+	time.Sleep(time.Until(begin.Add(2 * time.Second)))
+	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "known" {
+		t.Fatalf("after the stalled producer exited: %s", got)
+	}
+	if !strings.Contains(s.stderr.String(), `"event":"tool_timed_out"`) {
+		t.Errorf("no tool_timed_out diagnostic:\n%s", s.stderr)
+	}
+}
+
+func TestConcurrentCallIsBusy(t *testing.T) {
+	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=slow:700ms"}}, fixtureWS(t))
+	var wg sync.WaitGroup
+	results := make([]string, 2)
+	for i := range results {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * 200 * time.Millisecond)
+			results[i] = s.reason("vivary_check", map[string]any{"workspace": "ws0"})
+		}(i)
+	}
+	wg.Wait()
+	if results[0] != "known" || results[1] != "server_busy" {
+		t.Fatalf("results %v", results)
+	}
+}
+
+func TestCancellation(t *testing.T) {
+	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=slow:30s"}}, fixtureWS(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "vivary_check", Arguments: map[string]any{"workspace": "ws0"}})
+	if err == nil {
+		t.Fatal("a cancelled call answered")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(s.stderr.String(), `"event":"tool_cancelled"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no tool_cancelled diagnostic:\n%s", s.stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The cooperative producer exited, so the slot is free again (the slow
+	// hook answers after 30 s, so use the unknown-alias path plus a busy probe).
+	if got := s.reason("vivary_check", map[string]any{"workspace": "nope"}); got != "unknown_workspace" {
+		t.Fatalf("after cancel: %s", got)
+	}
+}
+
+func TestResponseLimitAndFirewall(t *testing.T) {
+	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=big"}}, fixtureWS(t))
+	res, e, err := s.call("vivary_check", map[string]any{"workspace": "ws0"})
+	if err != nil || e.Reason == nil || *e.Reason != "response_limit_exceeded" || string(e.Result) != "null" {
+		t.Fatalf("oversize result: %v %+v", err, e)
+	}
+	if n := len(res.Content[0].(*mcp.TextContent).Text); n > 1024 {
+		t.Fatalf("replacement text is %d bytes", n)
+	}
+	for _, key := range []string{"command", "cwd", "evidence", "raw_path", "scope", "subject_path"} {
+		s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=leak:" + key}}, fixtureWS(t))
+		if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "producer_unavailable" {
+			t.Errorf("forbidden key %s: %s", key, got)
+		}
+	}
+}
+
+func TestRootReplacedMidSession(t *testing.T) {
+	root := fixtureWS(t)
+	s := start(t, opts{}, root)
+	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "known" {
+		t.Fatal(got)
+	}
+	testws.Write(t, root, "notes/new.md", "# New\n")
+	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "known" {
+		t.Fatalf("an ordinary write broke the anchor: %s", got)
+	}
+	os.Rename(root, root+".old")
+	os.MkdirAll(root, 0o755)
+	for _, f := range []string{".gitignore"} {
+		b, _ := os.ReadFile(filepath.Join(root+".old", f))
+		os.WriteFile(filepath.Join(root, f), b, 0o644)
+	}
+	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "workspace_unavailable" {
+		t.Fatalf("replaced root: %s", got)
+	}
+}
+
+// rawSession drives the binary over plain pipes, to send exact bytes.
+type rawSession struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *bytes.Buffer
+}
+
+func startRaw(t *testing.T, env []string, args ...string) *rawSession {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return &rawSession{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<21), stderr: stderr}
+}
+
+const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}`
+
+func (r *rawSession) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(r.in, line); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r *rawSession) recv(t *testing.T) map[string]any {
+	t.Helper()
+	line, err := r.out.ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("read: %v (stderr %s)", err, r.stderr)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatalf("stdout holds a non-JSON line: %q", line)
+	}
+	return m
+}
+
+func errCode(m map[string]any) float64 {
+	if e, ok := m["error"].(map[string]any); ok {
+		return e["code"].(float64)
+	}
+	return 0
+}
+
+// pad makes a tools/call frame of exactly n bytes, the newline included.
+func pad(id, n int) string {
+	head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s,"name":"vivary_check","arguments":{"workspace":"ws0"}}}`, id, meta)
+	return head + strings.Repeat(" ", n-len(head)-1) + "\n"
+}
+
+func TestFrames(t *testing.T) {
+	root := fixtureWS(t)
+	r := startRaw(t, nil, "--workspace", "ws0", root, "--observability", "off")
+	r.send(t, pad(1, 65536))
+	if m := r.recv(t); m["result"] == nil {
+		t.Fatalf("a 65,536-byte frame was refused: %v", m)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{`+meta+`,"name":"vivary_check"}}`+"\n")
+	if m := r.recv(t); errCode(m) != -32602 {
+		t.Fatalf("missing arguments: %v", m)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"vivary_check","arguments":{"workspace":"ws0"}}}`+"\n")
+	if m := r.recv(t); errCode(m) != -32602 {
+		t.Fatalf("_meta without clientCapabilities: %v", m)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":4,"method":"prompts/list","params":{`+meta+`}}`+"\n")
+	if m := r.recv(t); errCode(m) != -32601 {
+		t.Fatalf("prompts/list: %v", m)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{`+meta+`,"cursor":"abc"}}`+"\n")
+	if m := r.recv(t); errCode(m) != -32602 {
+		t.Fatalf("tools/list cursor: %v", m)
+	}
+	r.send(t, "{not json\n")
+	if m := r.recv(t); errCode(m) != -32700 {
+		t.Fatalf("bad JSON: %v", m)
+	}
+	r.send(t, pad(6, 65537))
+	if m := r.recv(t); errCode(m) != -32600 || m["id"] != nil {
+		t.Fatalf("oversize frame: %v", m)
+	}
+	// The session has ended: nothing after the refused frame is read.
+	r.send(t, pad(7, 400))
+	done := make(chan error, 1)
+	go func() { done <- r.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server kept reading after an oversize frame")
+	}
+	if rest, _ := io.ReadAll(r.out); len(rest) != 0 {
+		t.Fatalf("answered after the refused frame: %s", rest)
+	}
+	if r.stderr.Len() != 0 {
+		t.Fatalf("stderr not empty with --observability off: %s", r.stderr)
+	}
+}
+
+func TestBadFramesEndTheSession(t *testing.T) {
+	for name, frame := range map[string]string{
+		"not UTF-8":    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\xff\"}\n",
+		"unterminated": `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := startRaw(t, nil, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
+			r.send(t, frame)
+			r.in.Close()
+			if m := r.recv(t); errCode(m) != -32600 {
+				t.Fatalf("%v", m)
+			}
+			if err := r.cmd.Wait(); err != nil {
+				t.Fatalf("exit %v", err)
+			}
+		})
+	}
+}
+
+func TestEOFAnswersCallsInFlight(t *testing.T) {
+	r := startRaw(t, nil, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
+	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`+meta+`,"name":"vivary_check","arguments":{"workspace":"ws0"}}}`+"\n")
+	r.in.Close()
+	if m := r.recv(t); m["result"] == nil {
+		t.Fatalf("the call in flight lost its answer: %v", m)
+	}
+	if err := r.cmd.Wait(); err != nil {
+		t.Fatalf("exit %v", err)
+	}
+}
+
+func TestStdoutCarriesOnlyProtocol(t *testing.T) {
+	r := startRaw(t, []string{"VIVARY_MCP_TEST_PRODUCER=write"}, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
+	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`+meta+`,"name":"vivary_check","arguments":{"workspace":"ws0"}}}`+"\n")
+	m := r.recv(t)
+	if m["result"] == nil {
+		t.Fatalf("%v", m)
+	}
+	// No socket is open at any time.
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", r.cmd.Process.Pid))
+	for _, fd := range fds {
+		target, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", r.cmd.Process.Pid, fd.Name()))
+		if strings.HasPrefix(target, "socket:") {
+			t.Errorf("fd %s is a socket", fd.Name())
+		}
+	}
+	r.in.Close()
+	rest, _ := io.ReadAll(r.out)
+	if bytes.Contains(rest, []byte("STRAY")) {
+		t.Fatal("a stray write reached stdout")
+	}
+	r.cmd.Wait()
+	if r.stderr.Len() != 0 {
+		t.Fatalf("stray write went to stderr: %s", r.stderr)
+	}
+}
+
+func TestStartupRefusals(t *testing.T) {
+	root := fixtureWS(t)
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(root, link)
+	many := []string{}
+	for i := 0; i < 17; i++ {
+		many = append(many, "--workspace", fmt.Sprintf("w%d", i), fixtureWS(t))
+	}
+	for name, args := range map[string][]string{
+		"no workspace":    {},
+		"one value":       {"--workspace", "a"},
+		"bad choice":      {"--workspace", "a", root, "--observability", "loud"},
+		"unknown flag":    {"--workspace", "a", root, "--root", "/"},
+		"bad alias":       {"--workspace", "-a", root},
+		"alias newline":   {"--workspace", "a\n", root},
+		"alias too long":  {"--workspace", strings.Repeat("a", 65), root},
+		"missing root":    {"--workspace", "a", root + "/nope"},
+		"file root":       {"--workspace", "a", filepath.Join(root, "STATE.md")},
+		"duplicate alias": {"--workspace", "a", root, "--workspace", "a", fixtureWS(t)},
+		"same dir twice":  {"--workspace", "a", root, "--workspace", "b", link},
+		"seventeen":       many,
+	} {
+		cmd := exec.Command(bin, args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Errorf("%s: %v", name, err)
+		}
+		if !strings.HasPrefix(stderr.String(), "usage: vivary-mcp") || strings.Contains(stderr.String(), root) || stdout.Len() != 0 {
+			t.Errorf("%s: stderr %q stdout %q", name, stderr.String(), stdout.String())
+		}
+	}
+	// A link to a directory binds its target.
+	s := start(t, opts{}, link)
+	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "known" {
+		t.Fatalf("bound through a link: %s", got)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil || string(out) != "vivary-mcp 0.1.3\n" {
+		t.Fatalf("--version: %q %v", out, err)
+	}
+	out, err = exec.Command(bin, "--help").Output()
+	if err != nil || !strings.Contains(string(out), "--workspace ALIAS PATH") {
+		t.Fatalf("--help: %q %v", out, err)
+	}
+}
+
+func TestDiagnosticsNeverLeak(t *testing.T) {
+	root := fixtureWS(t)
+	s := start(t, opts{}, root)
+	s.reason("vivary_query", map[string]any{"workspace": "ws0", "text": "secretquestion"})
+	s.reason("vivary_query", map[string]any{"workspace": "nope", "text": "x"})
+	s.call("vivary_query", map[string]any{"workspace": "ws0", "text": "x", "bogus": "argvalue"})
+	s.cs.Close()
+	time.Sleep(200 * time.Millisecond)
+	out := s.stderr.String()
+	for _, bad := range []string{root, "ws0", "nope", "secretquestion", "argvalue", ".md"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("diagnostics hold %q:\n%s", bad, out)
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil || m["schema"] != "vivary.mcp-observability/v0" || len(line) > 4096 {
+			t.Errorf("diagnostic line %q", line)
+		}
+	}
+	for _, ev := range []string{"server_started", "tool_started", "tool_completed", "tool_refused", "server_stopped"} {
+		if !strings.Contains(out, `"event":"`+ev+`"`) {
+			t.Errorf("no %s event", ev)
+		}
+	}
+}
+
+func TestThinBlockConstantMatchesFixture(t *testing.T) {
+	b, _ := os.ReadFile(filepath.Join(fixtureWS(t), ".gitignore"))
+	if string(b) != policy.GitignoreBlock {
+		t.Fatal("fixture .gitignore differs from the policy block")
+	}
+}
