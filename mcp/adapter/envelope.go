@@ -18,14 +18,14 @@ const EnvelopeSchema = "vivary.mcp-tool-result/v0"
 
 // Envelope is vivary.mcp-tool-result/v0.
 type Envelope struct {
-	Schema    string          `json:"schema"`
-	Tool      string          `json:"tool"`
-	Status    string          `json:"status"`
-	Complete  bool            `json:"complete"`
-	Workspace string          `json:"workspace"`
-	Reason    *string         `json:"reason"`
-	Result    any             `json:"result"` // a generic JSON tree, or nil
-	Omissions []Omission      `json:"omissions"`
+	Schema    string     `json:"schema"`
+	Tool      string     `json:"tool"`
+	Status    string     `json:"status"`
+	Complete  bool       `json:"complete"`
+	Workspace string     `json:"workspace"`
+	Reason    *string    `json:"reason"`
+	Result    any        `json:"result"` // a generic JSON tree, or nil
+	Omissions []Omission `json:"omissions"`
 }
 
 // Omission is one envelope omission row.
