@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # Runs every test of every module in go.work: vet, the unit and end-to-end
-# tests, and the race detector on the packages that start goroutines.
+# tests, the race detector on the packages that start goroutines, and the
+# interop check that drives vivary-mcp with the TypeScript SDK clients.
 set -euo pipefail
 cd "$(dirname "$0")"
-modules=$(go list -m -f '{{.Dir}}')
-for dir in $modules; do
+for dir in $(go list -m -f '{{.Dir}}'); do
   echo "== $(basename "$dir")"
   (cd "$dir" && go vet ./... && go test -count=1 ./...)
 done
+
 echo "== race"
-go test -count=1 -race ./policy/... ./produce/...
+go test -count=1 -race ./policy/... ./produce/... ./workspace/...
 (cd mcp && go test -count=1 -race ./adapter/...)
+
+echo "== interop (TypeScript SDK clients)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/vivary-mcp" ./mcp/cmd/vivary-mcp
+cp -r examples/workspace "$tmp/ws"
+if [ ! -d interop/node_modules ]; then
+  (cd interop && npm ci --no-audit --no-fund --loglevel=error)
+fi
+node interop/drive.mjs "$tmp/vivary-mcp" "$tmp/ws"

@@ -60,7 +60,7 @@ func fixtureWS(t *testing.T) string {
 type server struct {
 	t      *testing.T
 	cs     *mcp.ClientSession
-	stderr *bytes.Buffer
+	stderr *lockedWriter
 	cmd    *exec.Cmd
 }
 
@@ -81,8 +81,8 @@ func start(t *testing.T, o opts, roots ...string) *server {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), o.env...)
-	stderr := &bytes.Buffer{}
-	cmd.Stderr = &lockedWriter{w: stderr}
+	stderr := &lockedWriter{w: &bytes.Buffer{}}
+	cmd.Stderr = stderr
 	c := mcp.NewClient(&mcp.Implementation{Name: "go-e2e", Version: "0"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -104,6 +104,12 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.String()
 }
 
 type envelope struct {

@@ -1,0 +1,103 @@
+// Drives a built vivary-mcp with the official TypeScript SDK clients:
+// v2 pinned to 2026-07-28, v2 in auto negotiation, v2 legacy initialize,
+// and v1 (initialize only). Each run discovers or initializes, lists the
+// four tools in order, calls each tool, and checks that invalid arguments
+// come back as JSON-RPC -32602.
+//
+//   node drive.mjs /path/to/vivary-mcp /path/to/workspace
+import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const [bin, workspace] = process.argv.slice(2);
+if (!bin || !workspace) {
+  console.error('usage: node drive.mjs VIVARY_MCP WORKSPACE');
+  process.exit(2);
+}
+
+const args = ['--workspace', 'docs', workspace, '--observability', 'off'];
+const wantTools = ['vivary_find', 'vivary_query', 'vivary_check', 'vivary_capsule'];
+let failed = 0;
+let passed = 0;
+
+function check(name, ok, detail) {
+  if (ok) {
+    passed++;
+  } else {
+    failed++;
+    console.error(`FAIL ${name}${detail ? ': ' + detail : ''}`);
+  }
+}
+
+async function exercise(label, client, wantVersion) {
+  const server = client.getServerVersion();
+  check(`${label} server identity`, server && server.name === 'vivary' && server.version === '0.1.3', JSON.stringify(server));
+  if (client.getNegotiatedProtocolVersion) {
+    const v = client.getNegotiatedProtocolVersion();
+    check(`${label} negotiated ${wantVersion}`, v === wantVersion, v);
+  }
+  const { tools } = await client.listTools();
+  check(`${label} tools in order`, JSON.stringify(tools.map((t) => t.name)) === JSON.stringify(wantTools), tools.map((t) => t.name).join(','));
+  const calls = {
+    vivary_find: { workspace: 'docs', question: 'adapter wire tests' },
+    vivary_query: { workspace: 'docs', text: 'git ignore rules', explain: true },
+    vivary_check: { workspace: 'docs' },
+    vivary_capsule: { workspace: 'docs', question: 'what changed' },
+  };
+  for (const [name, a] of Object.entries(calls)) {
+    const res = await client.callTool({ name, arguments: a });
+    const env = res.structuredContent;
+    check(`${label} ${name} known`, env && env.schema === 'vivary.mcp-tool-result/v0' && env.status === 'known' && !res.isError,
+      JSON.stringify(env && { status: env.status, reason: env.reason }));
+    const text = res.content && res.content[0] && res.content[0].text;
+    check(`${label} ${name} text is the envelope`, text && JSON.parse(text).status === env.status);
+  }
+  const refused = await client.callTool({ name: 'vivary_check', arguments: { workspace: 'elsewhere' } });
+  check(`${label} unknown workspace refused`, refused.isError && refused.structuredContent.reason === 'unknown_workspace');
+  for (const bad of [{ workspace: 'docs', bogus: 1 }, { workspace: 'docs', paths: ['../x'] }, {}]) {
+    try {
+      await client.callTool({ name: 'vivary_check', arguments: bad });
+      check(`${label} invalid ${JSON.stringify(bad)}`, false, 'accepted');
+    } catch (e) {
+      check(`${label} invalid ${JSON.stringify(bad)} is -32602`, e.code === -32602, `${e.code} ${e.message}`);
+    }
+  }
+}
+
+async function v2(mode, wantVersion) {
+  const label = `ts-v2 ${typeof mode === 'string' ? mode : 'pin ' + mode.pin}`;
+  const client = new ClientV2({ name: 'vivary-interop', version: '0' }, { versionNegotiation: { mode } });
+  const transport = new StdioV2({ command: bin, args, env: { PATH: process.env.PATH }, stderr: 'inherit' });
+  await client.connect(transport);
+  try {
+    check(`${label} era`, client.getProtocolEra() === (wantVersion === '2026-07-28' ? 'modern' : 'legacy'), client.getProtocolEra());
+    await exercise(label, client, wantVersion);
+  } finally {
+    await client.close();
+  }
+}
+
+async function v1() {
+  const label = 'ts-v1 initialize';
+  const client = new ClientV1({ name: 'vivary-interop-legacy', version: '0' });
+  const transport = new StdioV1({ command: bin, args, env: { PATH: process.env.PATH }, stderr: 'inherit' });
+  await client.connect(transport);
+  try {
+    await exercise(label, client, '2025-11-25');
+  } finally {
+    await client.close();
+  }
+}
+
+try {
+  await v2({ pin: '2026-07-28' }, '2026-07-28');
+  await v2('auto', '2026-07-28');
+  await v2('legacy', '2025-11-25');
+  await v1();
+} catch (e) {
+  failed++;
+  console.error('FAIL interop run:', e);
+}
+console.log(`interop: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
