@@ -248,3 +248,27 @@ func thinPolicy(ws *workspace.Workspace, paths []string) (map[string]bool, error
 	}
 	return ignored, nil
 }
+
+// Ignored reports whether the ignore rules keep rel out, even if it does
+// not exist yet: Git's rules in a worktree, else the exact block's. It does
+// not apply the secret-looking name list (see Sensitive). Any failure to
+// decide is an error, and the caller must treat rel as refused.
+func Ignored(ctx context.Context, ws *workspace.Workspace, rel string) (bool, error) {
+	if !guard.SafeRelPath(rel, 4096) {
+		return true, nil
+	}
+	mode, err := detectMode(ctx, ws)
+	if err != nil {
+		return true, err
+	}
+	var ignored map[string]bool
+	if mode == ModeGit {
+		ignored, err = gitIgnored(ctx, ws.Root(), []string{rel}, userExcludesFile(ctx))
+	} else {
+		ignored, err = thinPolicy(ws, []string{rel})
+	}
+	if err != nil {
+		return true, err
+	}
+	return ignored[rel], nil
+}

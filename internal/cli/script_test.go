@@ -1,26 +1,100 @@
 package cli_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/vivary-dev/vivary-go/internal/cli"
+	"github.com/vivary-dev/vivary-go/internal/testws"
+	"github.com/vivary-dev/vivary-go/record"
 	"github.com/vivary-dev/vivary-go/scaffold"
 )
 
 func TestMain(m *testing.M) {
+	// The post-write verification hook exists only in this test binary.
+	record.AfterWrite = func() error {
+		if os.Getenv("VIVARY_TEST_FAIL_DOCTOR") != "" {
+			return errors.New("injected verification failure")
+		}
+		return nil
+	}
 	testscript.Main(m, map[string]func(){
-		"vivary": func() { os.Exit(cli.Vivary(os.Args[1:], os.Stdout, os.Stderr)) },
+		"vivary":        func() { os.Exit(cli.Vivary(os.Args[1:], os.Stdout, os.Stderr)) },
+		"create-vivary": func() { os.Exit(cli.Create(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 
+var (
+	buildOnce sync.Once
+	binDirs   [2]string
+	buildErr  error
+)
+
+// adapters builds the real vivary-mcp and one built against another SDK
+// version (testdata/oldsdk), each alone in its own directory.
+func adapters(t *testing.T) (current, old string) {
+	buildOnce.Do(func() {
+		root, _ := filepath.Abs("../..")
+		base, err := os.MkdirTemp("", "vivary-adapters-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binDirs = [2]string{filepath.Join(base, "current"), filepath.Join(base, "old")}
+		for i, b := range []struct{ dir, pkg string }{{root, "./mcp/cmd/vivary-mcp"}, {filepath.Join(root, "internal/cli/testdata/oldsdk"), "./cmd/vivary-mcp"}} {
+			cmd := exec.Command("go", "build", "-o", filepath.Join(binDirs[i], "vivary-mcp"), b.pkg)
+			cmd.Dir = b.dir
+			if i == 1 {
+				cmd.Env = append(os.Environ(), "GOWORK=off")
+			}
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("building %s: %v\n%s", b.pkg, err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binDirs[0], binDirs[1]
+}
+
 func TestScripts(t *testing.T) {
+	current, old := adapters(t)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("MCPBIN", current)
+			env.Setenv("OLDMCPBIN", old)
+			env.Setenv("GOPATH", filepath.Join(env.WorkDir, ".gopath"))
+			env.Setenv("GOBIN", "")
+			// BASEPATH is PATH without any directory that holds a vivary-mcp,
+			// so the probe finds only the adapters a script puts first.
+			var keep []string
+			for _, d := range filepath.SplitList(env.Getenv("PATH")) {
+				if _, err := os.Stat(filepath.Join(d, "vivary-mcp")); err != nil {
+					keep = append(keep, d)
+				}
+			}
+			env.Setenv("BASEPATH", strings.Join(keep, string(os.PathListSeparator)))
+			return nil
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// treehash DIR FILE writes a digest of every name and byte under DIR.
+			"treehash": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: treehash DIR FILE")
+				}
+				ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(testws.Hash(t, ts.MkAbs(args[0]))+"\n"), 0o644))
+			},
 			// scaffold DIR writes the five greenfield files into DIR.
 			"scaffold": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 1 {

@@ -1,0 +1,232 @@
+// Package doctor owns the workspace health report of `create-vivary doctor`
+// and the passive interop:mcp capability probe. Doctor reads; it never
+// writes, and the probe never executes, imports or connects to the adapter:
+// it only reads the build information embedded in the vivary-mcp binary.
+package doctor
+
+import (
+	"context"
+	"debug/buildinfo"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/scaffold"
+	"github.com/vivary-dev/vivary-go/workspace"
+)
+
+// Graph counts the typed graph.
+type Graph struct {
+	Nodes  int `json:"nodes"`
+	Edges  int `json:"edges"`
+	Broken int `json:"broken"`
+}
+
+// Compatibility reports the workspace contract.
+type Compatibility struct {
+	SchemaVersion     int      `json:"schema_version"`
+	WorkspaceContract *string  `json:"workspace_contract"`
+	ContractMissing   []string `json:"contract_missing"`
+}
+
+// Capabilities lists the capability rows.
+type Capabilities struct {
+	OK                    bool             `json:"ok"`
+	DefaultCapabilities   []string         `json:"default_capabilities"`
+	AvailableCapabilities []map[string]any `json:"available_capabilities"`
+}
+
+// Report is the doctor --json output.
+type Report struct {
+	OK             bool                `json:"ok"`
+	Root           string              `json:"root"`
+	Errors         []string            `json:"errors"`
+	Warnings       []string            `json:"warnings"`
+	Graph          *Graph              `json:"graph"`
+	Backend        string              `json:"backend"`
+	Compatibility  Compatibility       `json:"compatibility"`
+	Capabilities   Capabilities        `json:"capabilities"`
+	WorkspaceRoles map[string][]string `json:"workspace_roles"`
+}
+
+// Privacy probes: each rule of the bounded block must ignore its probe path.
+var privacyProbes = []struct{ pattern, probe string }{
+	{".vivary/private/", ".vivary/private/secret.md"},
+	{".vivary/runtime/", ".vivary/runtime/adopt-journal.json"},
+	{"*.vivary-tmp", ".vivary-output.vivary-tmp"},
+}
+
+// Run checks the workspace at root. It fails only for a root it cannot
+// inspect at all; every workspace problem is an entry in Errors.
+func Run(ctx context.Context, root string) (*Report, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Root: abs, Errors: []string{}, Warnings: []string{}, Backend: "file",
+		Compatibility:  Compatibility{SchemaVersion: 2, ContractMissing: []string{}},
+		Capabilities:   Capabilities{OK: true, DefaultCapabilities: []string{"storage:file", "memory:none"}},
+		WorkspaceRoles: map[string][]string{}}
+	r.Capabilities.AvailableCapabilities = []map[string]any{
+		{"id": "storage:file", "default": true}, {"id": "memory:none", "default": true}, ProbeMCP(),
+	}
+	ws, err := workspace.Bind(abs)
+	if err != nil {
+		r.Errors = append(r.Errors, "target is not an existing workspace directory")
+		return r, nil
+	}
+	defer ws.Close()
+	var contract *string
+	for _, f := range scaffold.Files("", scaffold.DefaultPreset) {
+		info, err := ws.Lstat(f.Path)
+		if err != nil || !info.Exists || !info.IsRegular() {
+			r.Errors = append(r.Errors, "missing required file: "+f.Path)
+			r.Compatibility.ContractMissing = append(r.Compatibility.ContractMissing, f.Path)
+		}
+	}
+	if len(r.Compatibility.ContractMissing) == 0 {
+		c := policy.ThinContract
+		contract = &c
+	}
+	r.Compatibility.WorkspaceContract = contract
+	for _, p := range privacyProbes {
+		ignored, err := policy.Ignored(ctx, ws, p.probe)
+		if err != nil || !ignored {
+			r.Errors = append(r.Errors, "privacy ignore missing: "+p.pattern)
+		}
+	}
+	reader := produce.NewReader(ws)
+	snap, err := reader.Snapshot(ctx)
+	if err != nil {
+		r.Errors = append(r.Errors, "workspace cannot be read: "+string(reason.Of(err)))
+		r.OK = false
+		return r, nil
+	}
+	r.WorkspaceRoles = snap.Config.Roles
+	if r.WorkspaceRoles == nil {
+		r.WorkspaceRoles = map[string][]string{}
+	}
+	res, err := reader.Check(ctx, produce.CheckArgs{})
+	if err != nil {
+		r.Errors = append(r.Errors, "tropo validation failed: "+string(reason.Of(err)))
+	} else {
+		for _, f := range res.Findings {
+			line := fmt.Sprintf("tropo finding: %s:%d: %s %s", f.Path, f.Line, f.Code, f.Message)
+			if f.Level == "error" {
+				r.Errors = append(r.Errors, line)
+			} else {
+				r.Warnings = append(r.Warnings, line)
+			}
+		}
+	}
+	g := &Graph{Nodes: len(snap.Graph.Nodes), Edges: len(snap.Graph.Edges)}
+	for _, e := range snap.Graph.Edges {
+		if e.Broken {
+			g.Broken++
+		}
+	}
+	r.Graph = g
+	if g.Broken > 0 {
+		r.Errors = append(r.Errors, fmt.Sprintf("graph has %d broken edge(s)", g.Broken))
+	}
+	if g.Nodes == 0 {
+		r.Warnings = append(r.Warnings, "typed graph has no nodes")
+	}
+	r.OK = len(r.Errors) == 0
+	return r, nil
+}
+
+// Adapter facts the probe checks in the binary's build information.
+const (
+	AdapterModule  = "github.com/vivary-dev/vivary-go/mcp"
+	AdapterPackage = "github.com/vivary-dev/vivary-go/mcp/cmd/vivary-mcp"
+	SDKModule      = "github.com/modelcontextprotocol/go-sdk"
+	SDKVersion     = "v1.8.0"
+)
+
+// searchDirs are where the probe looks for vivary-mcp: PATH, then GOBIN,
+// then GOPATH/bin (the places `go install` puts it).
+func searchDirs() []string {
+	dirs := filepath.SplitList(os.Getenv("PATH"))
+	if gobin := os.Getenv("GOBIN"); gobin != "" {
+		dirs = append(dirs, gobin)
+	}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			gopath = filepath.Join(home, "go")
+		}
+	}
+	for _, p := range filepath.SplitList(gopath) {
+		dirs = append(dirs, filepath.Join(p, "bin"))
+	}
+	return dirs
+}
+
+// ProbeMCP is the interop:mcp capability row. It reads the embedded build
+// information of the first vivary-mcp it finds; it never runs it.
+func ProbeMCP() map[string]any {
+	row := map[string]any{
+		"id": "interop:mcp", "label": "Read-only MCP interoperability", "default": false,
+		"requires_approval": false, "network": false, "authority": "read-only-context",
+		"protocol_revision": "2026-07-28", "transport_stdio": true,
+		"tool_names": []string{"vivary_find", "vivary_query", "vivary_check", "vivary_capsule"}, "extensions": []string{},
+		"conformance_status": "unproven",
+		"requires_install":   []string{"vivary-mcp", SDKModule + "@" + SDKVersion},
+	}
+	set := func(status string, codes []string, present any, sdk any, compatible bool) map[string]any {
+		row["install_status"] = status
+		row["installed"] = status == "installed"
+		row["reason_codes"] = codes
+		row["package_present"] = present
+		row["entry_point_present"] = present
+		row["sdk_version"] = sdk
+		row["sdk_compatible"] = compatible
+		row["missing_install"] = []string{}
+		if status == "not-installed" {
+			row["missing_install"] = []string{"vivary-mcp"}
+		}
+		return row
+	}
+	var found string
+	for _, d := range searchDirs() {
+		if d == "" {
+			continue
+		}
+		p := filepath.Join(d, "vivary-mcp")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			found = p
+			break
+		}
+	}
+	if found == "" {
+		return set("not-installed", []string{"capability_dependency_missing"}, false, nil, false)
+	}
+	info, err := buildinfo.ReadFile(found)
+	if err != nil {
+		return set("probe-failed", []string{"capability_probe_failed"}, nil, nil, false)
+	}
+	if info.Main.Path != AdapterModule || info.Path != AdapterPackage {
+		return set("not-installed", []string{"capability_dependency_missing"}, false, nil, false)
+	}
+	var sdk string
+	for _, dep := range info.Deps {
+		if dep.Path == SDKModule {
+			sdk = dep.Version
+			if dep.Replace != nil {
+				sdk = dep.Replace.Version
+			}
+		}
+	}
+	if sdk == "" {
+		return set("incompatible", []string{"capability_contract_incompatible"}, true, nil, false)
+	}
+	if sdk != SDKVersion {
+		return set("incompatible", []string{"capability_contract_incompatible"}, true, strings.TrimSpace(sdk), false)
+	}
+	return set("installed", []string{}, true, sdk, true)
+}

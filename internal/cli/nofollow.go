@@ -1,0 +1,6 @@
+package cli
+
+import "syscall"
+
+// noFollow makes an open refuse a link in the last component.
+const noFollow = syscall.O_NOFOLLOW

@@ -1,0 +1,5 @@
+package main
+
+import _ "github.com/modelcontextprotocol/go-sdk/mcp"
+
+func main() {}

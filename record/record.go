@@ -1,0 +1,396 @@
+// Package record owns the one governed write Vivary makes: a single typed
+// record, bound to a verified public Task Capsule and the workspace state it
+// was compiled for, applied only when the caller passes the exact plan hash
+// a person approved. The write is atomic, Doctor reruns after it, and any
+// failed verification restores the tree byte for byte. There is no batch.
+package record
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vivary-dev/vivary-go/canon"
+	"github.com/vivary-dev/vivary-go/doctor"
+	"github.com/vivary-dev/vivary-go/graph"
+	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/workspace"
+)
+
+// MaxInputBytes bounds the source and the capsule file.
+const MaxInputBytes = 256 << 10
+
+// Folders maps the record folders to the types they hold.
+var Folders = map[string]string{"modules": "module", "changes": "change", "decisions": "decision", "verification": "verification", "gates": "gate"}
+
+// Error is a refusal with a message for the person at the terminal.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func fail(format string, a ...any) error { return &Error{Msg: fmt.Sprintf(format, a...)} }
+
+// CapsuleBinding is what the plan binds to.
+type CapsuleBinding struct {
+	ID                   string `json:"id"`
+	Fingerprint          string `json:"fingerprint"`
+	WorkspaceFingerprint string `json:"workspace_fingerprint"`
+}
+
+// Plan is one create or update, with its hash.
+type Plan struct {
+	Contract   string         `json:"contract"`
+	Action     string         `json:"action"`
+	Path       string         `json:"path"`
+	BeforeHash *string        `json:"before_hash"`
+	AfterHash  string         `json:"after_hash"`
+	Capsule    CapsuleBinding `json:"capsule"`
+	PlanHash   string         `json:"plan_hash"`
+	content    []byte
+	before     []byte
+}
+
+// Request names the inputs of one record command.
+type Request struct {
+	Workspace string // the workspace root
+	Record    string // <folder>/<slug>.md
+	Source    string // path of the typed Markdown source
+	Capsule   string // path of the saved public capsule JSON
+}
+
+var nameRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9._-]{0,126}[a-z0-9])?\.md$`)
+
+// Destination checks the record path and returns the workspace-relative file.
+func Destination(rec string) (string, string, error) {
+	parts := strings.Split(rec, "/")
+	if strings.ContainsRune(rec, '\\') || strings.HasPrefix(rec, "/") || len(parts) != 2 || Folders[parts[0]] == "" || !nameRe.MatchString(parts[1]) {
+		return "", "", fail("record path must be <modules|changes|decisions|verification|gates>/<slug>.md")
+	}
+	return ".vivary/records/" + rec, Folders[parts[0]], nil
+}
+
+// readInput reads a regular, non-link file of at most MaxInputBytes.
+func readInput(path, what string) ([]byte, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, fail("record %s must be an existing file", what)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fail("record %s must be a regular file, not a link or special file", what)
+	}
+	if st.Size() > MaxInputBytes {
+		return nil, fail("record %s must be at most 256 KiB", what)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fail("record %s cannot be read", what)
+	}
+	defer f.Close()
+	b := make([]byte, MaxInputBytes+1)
+	n, _ := f.Read(b)
+	for n < len(b) {
+		m, err := f.Read(b[n:])
+		n += m
+		if err != nil || m == 0 {
+			break
+		}
+	}
+	if n > MaxInputBytes {
+		return nil, fail("record %s must be at most 256 KiB", what)
+	}
+	b = b[:n]
+	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+		return nil, fail("record %s must be UTF-8 text without NUL bytes", what)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fail("record %s must not be empty", what)
+	}
+	return b, nil
+}
+
+func sha(b []byte) string { return canon.Digest(b) }
+
+// PlanRecord builds the plan without writing anything.
+func PlanRecord(ctx context.Context, req Request) (*Plan, error) {
+	abs, err := filepath.Abs(req.Workspace)
+	if err != nil {
+		return nil, fail("record target must be an existing thin Vivary workspace")
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return nil, fail("record target must be an existing thin Vivary workspace")
+	}
+	rep, err := doctor.Run(ctx, abs)
+	if err != nil {
+		return nil, fail("record target must be an existing thin Vivary workspace")
+	}
+	if rep.Compatibility.WorkspaceContract == nil {
+		return nil, fail("record target must use the thin-v0.3 workspace contract")
+	}
+	if !rep.OK {
+		return nil, fail("record target must be healthy before planning a write: %s", strings.Join(rep.Errors, "; "))
+	}
+	dest, wantType, err := Destination(req.Record)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := workspace.Bind(abs)
+	if err != nil {
+		return nil, fail("record target must be an existing thin Vivary workspace")
+	}
+	defer ws.Close()
+	if policy.Sensitive(dest) {
+		return nil, fail("record path is refused: it looks secret")
+	}
+	if ignored, err := policy.Ignored(ctx, ws, dest); err != nil || ignored {
+		return nil, fail("record path is refused: the workspace's ignore policy excludes it")
+	}
+	raw, err := readInput(req.Capsule, "capsule")
+	if err != nil {
+		return nil, err
+	}
+	capsule, err := produce.VerifyCapsule(raw)
+	if err != nil {
+		if strings.Contains(err.Error(), "not one JSON object") {
+			return nil, fail("record capsule must be one bounded JSON object")
+		}
+		return nil, fail("record capsule integrity verification failed")
+	}
+	reader := produce.NewReader(ws)
+	current, err := reader.WorkspaceFingerprint(ctx)
+	if err != nil {
+		return nil, fail("record capsule workspace binding could not be verified")
+	}
+	if current != capsule.Workspace.Fingerprint {
+		return nil, fail("record capsule is stale or belongs to a different workspace state")
+	}
+	source, err := readInput(req.Source, "source")
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Contract: policy.ThinContract, Path: dest, content: source, AfterHash: sha(source),
+		Capsule: CapsuleBinding{ID: capsule.CapsuleID, Fingerprint: capsule.Fingerprint, WorkspaceFingerprint: capsule.Workspace.Fingerprint}}
+	if srcAbs, err := filepath.Abs(req.Source); err == nil && srcAbs == filepath.Join(abs, filepath.FromSlash(dest)) {
+		return nil, fail("record source must not be the destination file")
+	}
+	info, err := ws.Lstat(dest)
+	switch {
+	case err != nil && errors.Is(err, workspace.ErrLink):
+		return nil, fail("record destination must not be reached through a link")
+	case err != nil:
+		return nil, fail("record destination cannot be inspected")
+	case !info.Exists:
+		p.Action = "create"
+	case !info.IsRegular() || info.Nlink != 1:
+		return nil, fail("record destination must be a regular single-link file")
+	default:
+		before, _, err := ws.ReadFile(dest, MaxInputBytes, nil)
+		if err != nil {
+			return nil, fail("record destination must be a regular single-link file of at most 256 KiB")
+		}
+		if bytes.Equal(before, source) {
+			return nil, fail("record already matches the proposed content; no write is needed")
+		}
+		h := sha(before)
+		p.Action, p.BeforeHash, p.before = "update", &h, before
+	}
+	if err := validate(ctx, reader, dest, wantType, source); err != nil {
+		return nil, err
+	}
+	p.PlanHash, err = planHash(p)
+	if err != nil {
+		return nil, fail("record plan could not be hashed")
+	}
+	return p, nil
+}
+
+// validate analyses the source as if it were at the destination: any
+// finding, warnings included, or another type is a refusal.
+func validate(ctx context.Context, reader *produce.Reader, dest, wantType string, source []byte) error {
+	snap, err := reader.Snapshot(ctx)
+	if err != nil {
+		return fail("record target must be healthy before planning a write")
+	}
+	d := graph.Analyze(snap.Config, dest, filepath.Base(reader.Workspace().Root()), string(source), 1, 1)
+	ids := map[string]bool{d.ID: true}
+	for id := range snap.Graph.Nodes {
+		ids[id] = true
+	}
+	findings := append(d.Findings, d.UnresolvedFindings(ids)...)
+	if len(findings) > 0 {
+		var parts []string
+		for i, f := range findings {
+			if i == 5 {
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%s:%d: %s %s", f.Path, f.Line, f.Code, f.Message))
+		}
+		return fail("record source is not a valid typed record: %s", strings.Join(parts, "; "))
+	}
+	if d.Type != wantType {
+		got := d.Type
+		if got == "" {
+			got = "untyped"
+		}
+		return fail("record source is not a valid typed record: expected type '%s', resolved '%s'", wantType, got)
+	}
+	return nil
+}
+
+// planHash is "sha256:" + the hash of the sorted, ASCII-escaped payload.
+func planHash(p *Plan) (string, error) {
+	var before any
+	if p.BeforeHash != nil {
+		before = *p.BeforeHash
+	}
+	payload := map[string]any{"contract": p.Contract, "action": p.Action, "path": p.Path, "before_hash": before,
+		"after_hash": p.AfterHash, "capsule": map[string]any{"id": p.Capsule.ID, "fingerprint": p.Capsule.Fingerprint, "workspace_fingerprint": p.Capsule.WorkspaceFingerprint}}
+	b, err := canon.Encode(payload, canon.Options{Order: canon.CodePoint, ASCII: true})
+	if err != nil {
+		return "", err
+	}
+	return sha(b), nil
+}
+
+// AfterWrite runs between the write and the post-write Doctor. Tests set
+// it to inject a failing verification; it is nil in the shipped binaries.
+var AfterWrite func() error
+
+// Apply re-plans, requires the approved hash to equal the plan hash now,
+// writes the one file atomically, reruns Doctor, and rolls back on failure.
+func Apply(ctx context.Context, req Request, approved string) (*Plan, *doctor.Report, error) {
+	if approved == "" {
+		return nil, nil, fail("record apply requires --apply <hash> from the approved preview")
+	}
+	p, err := PlanRecord(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.PlanHash != approved {
+		return nil, nil, fail("record plan hash mismatch: approved %s, current %s", approved, p.PlanHash)
+	}
+	root, _ := filepath.Abs(req.Workspace)
+	created, err := write(root, p)
+	if err != nil {
+		return nil, nil, fail("record apply failed and rolled back: %v", err)
+	}
+	var verr error
+	if AfterWrite != nil {
+		verr = AfterWrite()
+	}
+	rep, err := doctor.Run(ctx, root)
+	if verr == nil && (err != nil || !rep.OK) {
+		verr = errors.New("doctor reported problems")
+		if rep != nil {
+			verr = errors.New(strings.Join(rep.Errors, "; "))
+		}
+	}
+	if verr != nil {
+		if rerr := rollback(root, p, created); rerr != nil {
+			return nil, nil, fail("Doctor failed after record apply: %v; rollback failed: %v", verr, rerr)
+		}
+		return nil, nil, fail("Doctor failed after record apply and the workspace was restored: %v", verr)
+	}
+	return p, rep, nil
+}
+
+// write creates the record's folders as needed and puts the file in place
+// through a temp file in the same directory (fsync, rename). It returns the
+// directories it created, deepest last.
+func write(root string, p *Plan) ([]string, error) {
+	var created []string
+	dir := filepath.Join(root, filepath.FromSlash(filepath.ToSlash(filepath.Dir(p.Path))))
+	rel := ""
+	for _, seg := range strings.Split(filepath.ToSlash(filepath.Dir(p.Path)), "/") {
+		rel = filepath.Join(rel, seg)
+		full := filepath.Join(root, rel)
+		st, err := os.Lstat(full)
+		switch {
+		case err == nil && st.IsDir():
+			continue
+		case err == nil:
+			removeDirs(created)
+			return nil, errors.New("a record folder is not a plain directory")
+		}
+		if err := os.Mkdir(full, 0o755); err != nil {
+			removeDirs(created)
+			return nil, err
+		}
+		created = append(created, full)
+	}
+	target := filepath.Join(root, filepath.FromSlash(p.Path))
+	tmp, err := os.CreateTemp(dir, ".record-*.vivary-tmp")
+	if err != nil {
+		removeDirs(created)
+		return nil, err
+	}
+	cleanup := func(e error) ([]string, error) {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		removeDirs(created)
+		return nil, e
+	}
+	if _, err := tmp.Write(p.content); err != nil {
+		return cleanup(err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return cleanup(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return cleanup(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return cleanup(err)
+	}
+	// The destination must be what the plan saw, right before the rename.
+	cur, err := os.ReadFile(target)
+	switch {
+	case p.Action == "create" && err == nil, p.Action == "create" && !errors.Is(err, os.ErrNotExist):
+		return cleanup(errors.New("the destination appeared after the plan"))
+	case p.Action == "update" && (err != nil || !bytes.Equal(cur, p.before)):
+		return cleanup(errors.New("the destination changed after the plan"))
+	}
+	flags := uint(0)
+	if p.Action == "create" {
+		flags = unix.RENAME_NOREPLACE
+	}
+	if err := unix.Renameat2(unix.AT_FDCWD, tmp.Name(), unix.AT_FDCWD, target, flags); err != nil {
+		return cleanup(err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return created, nil
+}
+
+func removeDirs(dirs []string) {
+	for i := len(dirs) - 1; i >= 0; i-- {
+		os.Remove(dirs[i])
+	}
+}
+
+// rollback restores the exact previous bytes (update) or removes the new
+// file and the folders the write created (create).
+func rollback(root string, p *Plan, created []string) error {
+	target := filepath.Join(root, filepath.FromSlash(p.Path))
+	if p.Action == "create" {
+		if err := os.Remove(target); err != nil {
+			return err
+		}
+		removeDirs(created)
+		return nil
+	}
+	back := *p
+	back.content, back.Action, back.before = p.before, "update", p.content
+	_, err := write(root, &back)
+	return err
+}
