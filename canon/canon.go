@@ -142,6 +142,9 @@ type orderedObject struct {
 // toTree turns v into a generic tree of maps, slices, json.Number, string,
 // bool and nil. With keepOrder, objects keep the order encoding/json wrote.
 func toTree(v any, keepOrder bool) (any, error) {
+	if t, ok := quickTree(v); ok {
+		return t, nil
+	}
 	raw, err := marshalNoHTML(v)
 	if err != nil {
 		return nil, err
@@ -156,6 +159,59 @@ func toTree(v any, keepOrder bool) (any, error) {
 		return t, nil
 	}
 	return decodeOrdered(dec)
+}
+
+// quickTree converts the plain shapes callers build by hand (maps of
+// strings to values, slices, strings, integers, booleans) without the
+// marshal round trip; ok is false for anything else.
+func quickTree(v any) (any, bool) {
+	switch t := v.(type) {
+	case nil, bool, string, json.Number:
+		return t, true
+	case int:
+		return json.Number(strconv.Itoa(t)), true
+	case int64:
+		return json.Number(strconv.FormatInt(t, 10)), true
+	case []string:
+		out := make([]any, len(t))
+		for i, s := range t {
+			out[i] = s
+		}
+		return out, true
+	case map[string]string:
+		out := make(map[string]any, len(t))
+		for k, s := range t {
+			out[k] = s
+		}
+		return out, true
+	case []map[string]string:
+		out := make([]any, len(t))
+		for i, m := range t {
+			out[i], _ = quickTree(m)
+		}
+		return out, true
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			q, ok := quickTree(e)
+			if !ok {
+				return nil, false
+			}
+			out[i] = q
+		}
+		return out, true
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			q, ok := quickTree(e)
+			if !ok {
+				return nil, false
+			}
+			out[k] = q
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 func marshalNoHTML(v any) ([]byte, error) {

@@ -88,6 +88,35 @@ func isASCII(s string) bool {
 	return true
 }
 
+func isControlByte(c byte) bool { return (c < 0x20 && !isSpaceByte(c)) || c == 0x7f }
+
+// hasControl reports a control byte other than ASCII whitespace. It skips
+// eight bytes at a time when none of them is below 0x20 or is 0x7f.
+func hasControl(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		const ones, highs = 0x0101010101010101, 0x8080808080808080
+		low := (w - ones*0x20) & ^w & highs // some byte < 0x20
+		del := ((w ^ ones*0x7f) - ones) & ^(w ^ ones*0x7f) & highs
+		if low|del == 0 {
+			continue
+		}
+		for j := i; j < i+8; j++ {
+			if isControlByte(s[j]) {
+				return true
+			}
+		}
+	}
+	for ; i < len(s); i++ {
+		if isControlByte(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 // IsASCII reports whether s is pure ASCII.
 func IsASCII(s string) bool { return isASCII(s) }
 
@@ -118,19 +147,12 @@ func securityText(s string) string {
 	if isASCII(s) {
 		// Detectors treat every ASCII space character alike, so only other
 		// control bytes need removing; most text has none and is not copied.
-		clean := true
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; (c < 0x20 && !isSpaceByte(c)) || c == 0x7f {
-				clean = false
-				break
-			}
-		}
-		if clean {
+		if !hasControl(s) {
 			return s
 		}
 		b := make([]byte, 0, len(s))
 		for i := 0; i < len(s); i++ {
-			if c := s[i]; !((c < 0x20 && !isSpaceByte(c)) || c == 0x7f) {
+			if c := s[i]; !isControlByte(c) {
 				b = append(b, c)
 			}
 		}

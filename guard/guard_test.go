@@ -2,6 +2,7 @@ package guard_test
 
 import (
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/guard"
@@ -97,5 +98,20 @@ func FuzzGuards(f *testing.F) {
 		guard.Credential(s, guard.Firewall)
 		guard.Printable(s)
 		guard.SafeRelPath(s, 512)
+	})
+}
+
+func FuzzSecurityTextFastPath(f *testing.F) {
+	f.Add("plain\ntext\x01\x7f with\ttabs")
+	f.Fuzz(func(t *testing.T, s string) {
+		slow := false
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; (c < 0x20 && !strings.ContainsRune(" \t\n\v\f\r", rune(c))) || c == 0x7f {
+				slow = true
+			}
+		}
+		if guard.HasControl(s) != slow {
+			t.Fatalf("hasControl(%q) = %v", s, !slow)
+		}
 	})
 }

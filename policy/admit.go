@@ -128,8 +128,12 @@ func Admit(ctx context.Context, ws *workspace.Workspace, candidates []string, op
 	if sensitive > 0 {
 		a.Omissions = append(a.Omissions, Omission{"privacy_excluded", "sensitive_name", sensitive})
 	}
+	om := make([]any, len(a.Omissions))
+	for i, o := range a.Omissions {
+		om[i] = map[string]any{"kind": o.Kind, "reason": o.Reason, "count": o.Count}
+	}
 	a.Fingerprint, err = canon.Fingerprint(map[string]any{
-		"schema": "vivary.content-privacy-policy/v0", "allowed_paths": a.Allowed, "omissions": a.Omissions,
+		"schema": "vivary.content-privacy-policy/v0", "allowed_paths": a.Allowed, "omissions": om,
 	})
 	if err != nil {
 		return nil, unavailable("privacy fingerprint failed", err)

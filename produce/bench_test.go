@@ -67,3 +67,15 @@ func BenchmarkSnapshotCold(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkQueryCold is one query on a fresh Reader: snapshot, search
+// index and term scans, as a fresh `vivary query` process does them.
+func BenchmarkQueryCold(b *testing.B) {
+	r := benchReader(b)
+	ws := r.Workspace()
+	for b.Loop() {
+		if _, err := produce.NewReader(ws).Query(bg, produce.QueryArgs{Text: "quokka privacy", Limit: 10, SnippetChars: 160}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/graph"
@@ -530,7 +531,10 @@ func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, root
 	case err != nil:
 		return docResult{outcome: "unavailable"}
 	}
-	text := strings.ToValidUTF8(string(data), "\ufffd")
+	text := string(data)
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\ufffd")
+	}
 	if guard.Credential(text, guard.Producer) || guard.ContainsRoot(text, root) {
 		return docResult{outcome: "sensitive_content"}
 	}
@@ -548,9 +552,13 @@ func (s *Snapshot) fingerprint() (string, error) {
 	for i, d := range s.Docs {
 		docs[i] = map[string]string{"path": d.Path, "content": d.Digest}
 	}
+	om := make([]any, len(s.Omissions))
+	for i, o := range s.Omissions {
+		om[i] = map[string]any{"kind": o.Kind, "reason": o.Reason, "count": o.Count}
+	}
 	b, err := canon.Compact(map[string]any{
 		"schema": "vivary.tropo-document-snapshot/v0", "config": cd, "documents": docs,
-		"privacy": []string{s.Admission.Fingerprint}, "omissions": s.Omissions, "complete": s.Complete,
+		"privacy": []string{s.Admission.Fingerprint}, "omissions": om, "complete": s.Complete,
 	})
 	if err != nil {
 		return "", err

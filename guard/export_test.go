@@ -1,0 +1,4 @@
+package guard
+
+// HasControl exposes hasControl to the fuzz test.
+var HasControl = hasControl
