@@ -11,7 +11,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"unicode/utf16"
@@ -81,6 +83,41 @@ func EncodeTree(tree any, o Options) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// ErrDuplicateKey is an object that names one key twice.
+var ErrDuplicateKey = errors.New("duplicate object key")
+
+// DecodeStrict parses exactly one JSON value into a generic tree with exact
+// numbers, refusing duplicate keys and trailing data.
+func DecodeStrict(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	v, err := decodeOrdered(dec, true)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return plain(v), nil
+}
+
+// plain turns ordered objects back into maps.
+func plain(v any) any {
+	switch t := v.(type) {
+	case *orderedObject:
+		m := make(map[string]any, len(t.keys))
+		for _, k := range t.keys {
+			m[k] = plain(t.vals[k])
+		}
+		return m
+	case []any:
+		for i := range t {
+			t[i] = plain(t[i])
+		}
+	}
+	return v
 }
 
 // Decode parses JSON into a generic tree with exact numbers.
@@ -158,7 +195,7 @@ func toTree(v any, keepOrder bool) (any, error) {
 		}
 		return t, nil
 	}
-	return decodeOrdered(dec)
+	return decodeOrdered(dec, false)
 }
 
 // quickTree converts the plain shapes callers build by hand (maps of
@@ -224,7 +261,7 @@ func marshalNoHTML(v any) ([]byte, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-func decodeOrdered(dec *json.Decoder) (any, error) {
+func decodeOrdered(dec *json.Decoder, strict bool) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -240,11 +277,13 @@ func decodeOrdered(dec *json.Decoder) (any, error) {
 					return nil, err
 				}
 				k := kt.(string)
-				val, err := decodeOrdered(dec)
+				val, err := decodeOrdered(dec, strict)
 				if err != nil {
 					return nil, err
 				}
-				if _, dup := o.vals[k]; !dup {
+				if _, dup := o.vals[k]; dup && strict {
+					return nil, ErrDuplicateKey
+				} else if !dup {
 					o.keys = append(o.keys, k)
 				}
 				o.vals[k] = val
@@ -254,7 +293,7 @@ func decodeOrdered(dec *json.Decoder) (any, error) {
 		case '[':
 			arr := []any{}
 			for dec.More() {
-				val, err := decodeOrdered(dec)
+				val, err := decodeOrdered(dec, strict)
 				if err != nil {
 					return nil, err
 				}

@@ -15,18 +15,9 @@ import (
 	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/reason"
-	"github.com/vivary-dev/vivary-go/workspace"
 )
 
-func bind(t *testing.T, root string) *workspace.Workspace {
-	t.Helper()
-	ws, err := workspace.Bind(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	return ws
-}
+var bind = testws.Bind
 
 func codeOf(err error) reason.Code {
 	if err == nil {

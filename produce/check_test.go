@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/internal/testws"
@@ -79,8 +80,15 @@ func TestSnapshotRefusals(t *testing.T) {
 		"malformed workspace.toml": {func(t *testing.T, root string) {
 			testws.Write(t, root, ".vivary/workspace.toml", "version = [\n")
 		}, reason.PrivacyPolicyUnavailable},
-		"unreadable workspace.toml": {func(t *testing.T, root string) {
-			os.Chmod(filepath.Join(root, ".vivary/workspace.toml"), 0)
+		"workspace.toml not a file": {func(t *testing.T, root string) {
+			p := filepath.Join(root, ".vivary/workspace.toml")
+			os.Remove(p)
+			os.Mkdir(p, 0o755)
+		}, reason.PrivacyPolicyUnavailable},
+		"workspace.toml a FIFO": {func(t *testing.T, root string) {
+			p := filepath.Join(root, ".vivary/workspace.toml")
+			os.Remove(p)
+			syscall.Mkfifo(p, 0o644)
 		}, reason.PrivacyPolicyUnavailable},
 		"linked workspace.toml": {func(t *testing.T, root string) {
 			p := filepath.Join(root, ".vivary/workspace.toml")
@@ -106,9 +114,6 @@ func TestSnapshotRefusals(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			if os.Geteuid() == 0 && name == "unreadable workspace.toml" {
-				t.Skip("root reads files whatever their mode")
-			}
 			root := fixture(t)
 			c.mutate(t, root)
 			before := testws.Hash(t, root)

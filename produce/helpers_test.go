@@ -14,7 +14,6 @@ import (
 
 	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/internal/testws"
-	"github.com/vivary-dev/vivary-go/workspace"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -35,15 +34,7 @@ func fixture(t testing.TB) string {
 	return testws.Thin(t, extra)
 }
 
-func bindWS(t testing.TB, root string) *workspace.Workspace {
-	t.Helper()
-	ws, err := workspace.Bind(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	return ws
-}
+var bindWS = testws.Bind
 
 // jsonOf is the compact sorted JSON of v, indented for golden files.
 func jsonOf(t testing.TB, v any) []byte {

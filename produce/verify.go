@@ -1,27 +1,21 @@
 package produce
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 
+	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/guard"
 )
 
-// decodeStrict decodes one JSON value, refusing duplicate object keys and
+// decodeStrict decodes one JSON object, refusing duplicate keys and
 // trailing data, with numbers kept exact.
 func decodeStrict(b []byte, out *map[string]any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	v, err := strictValue(dec)
+	v, err := canon.DecodeStrict(b)
 	if err != nil {
 		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON value")
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -29,48 +23,6 @@ func decodeStrict(b []byte, out *map[string]any) error {
 	}
 	*out = m
 	return nil
-}
-
-func strictValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return tok, nil
-	}
-	switch d {
-	case '{':
-		m := map[string]any{}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			k := kt.(string)
-			if _, dup := m[k]; dup {
-				return nil, errors.New("duplicate key")
-			}
-			if m[k], err = strictValue(dec); err != nil {
-				return nil, err
-			}
-		}
-		_, err := dec.Token()
-		return m, err
-	case '[':
-		arr := []any{}
-		for dec.More() {
-			v, err := strictValue(dec)
-			if err != nil {
-				return nil, err
-			}
-			arr = append(arr, v)
-		}
-		_, err := dec.Token()
-		return arr, err
-	}
-	return nil, errors.New("unexpected delimiter")
 }
 
 var (

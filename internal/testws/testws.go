@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/scaffold"
+	"github.com/vivary-dev/vivary-go/workspace"
 )
 
 // Thin scaffolds the five greenfield files into a new temp dir and writes
@@ -93,4 +94,15 @@ func Hash(t testing.TB, root string) string {
 	sort.Strings(lines)
 	s := sha256.Sum256([]byte(strings.Join(lines, "\n")))
 	return hex.EncodeToString(s[:])
+}
+
+// Bind binds root and closes it when the test ends.
+func Bind(t testing.TB, root string) *workspace.Workspace {
+	t.Helper()
+	ws, err := workspace.Bind(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
 }
