@@ -61,15 +61,7 @@ func (r *Reader) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 	if a.Budget < limits.MinFindBudget || a.Budget > limits.MaxFindBudget {
 		return nil, invalid("budget must be between 64 and 4000")
 	}
-	snap, idx, err := r.searchable(ctx)
-	if err != nil {
-		return nil, err
-	}
-	hits, err := idx.search(ctx, searchArgs{text: a.Question, k: a.Limit, snippetChars: limits.FindSnippetChars})
-	if err != nil {
-		return nil, err
-	}
-	proj, err := project(hits)
+	snap, proj, err := r.ranked(ctx, searchArgs{text: a.Question, k: a.Limit, snippetChars: limits.FindSnippetChars})
 	if err != nil {
 		return nil, err
 	}

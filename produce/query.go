@@ -144,15 +144,7 @@ func (r *Reader) Query(ctx context.Context, a QueryArgs) (*QueryResult, error) {
 	if err := ValidateFilters(a.Filters); err != nil {
 		return nil, err
 	}
-	snap, idx, err := r.searchable(ctx)
-	if err != nil {
-		return nil, err
-	}
-	hits, err := idx.search(ctx, searchArgs{text: a.Text, k: a.Limit, types: a.Filters.Type, paths: a.Filters.Path, edges: a.Filters.Edge, snippetChars: a.SnippetChars})
-	if err != nil {
-		return nil, err
-	}
-	proj, err := project(hits)
+	snap, proj, err := r.ranked(ctx, searchArgs{text: a.Text, k: a.Limit, types: a.Filters.Type, paths: a.Filters.Path, edges: a.Filters.Edge, snippetChars: a.SnippetChars})
 	if err != nil {
 		return nil, err
 	}

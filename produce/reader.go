@@ -62,3 +62,21 @@ func (r *Reader) searchable(ctx context.Context) (*Snapshot, *searchIndex, error
 	}
 	return snap, r.index, nil
 }
+
+// ranked is the search shared by query and find: the fresh snapshot and the
+// projected top hits for a.
+func (r *Reader) ranked(ctx context.Context, a searchArgs) (*Snapshot, []projected, error) {
+	snap, idx, err := r.searchable(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	hits, err := idx.search(ctx, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	proj, err := project(hits)
+	if err != nil {
+		return nil, nil, err
+	}
+	return snap, proj, nil
+}
