@@ -258,8 +258,20 @@ func thinPolicy(ws *workspace.Workspace, paths []string) (map[string]bool, error
 // not apply the secret-looking name list (see Sensitive). Any failure to
 // decide is an error, and the caller must treat rel as refused.
 func Ignored(ctx context.Context, ws *workspace.Workspace, rel string) (bool, error) {
-	if !guard.SafeRelPath(rel, 4096) {
-		return true, nil
+	any, err := AnyIgnored(ctx, ws, []string{rel})
+	return any, err
+}
+
+// AnyIgnored reports whether the ignore rules keep any of rels out, with one
+// git call for all of them. An unsafe path counts as ignored.
+func AnyIgnored(ctx context.Context, ws *workspace.Workspace, rels []string) (bool, error) {
+	if len(rels) == 0 {
+		return false, nil
+	}
+	for _, rel := range rels {
+		if !guard.SafeRelPath(rel, 4096) {
+			return true, nil
+		}
 	}
 	mode, err := detectMode(ctx, ws)
 	if err != nil {
@@ -267,12 +279,12 @@ func Ignored(ctx context.Context, ws *workspace.Workspace, rel string) (bool, er
 	}
 	var ignored map[string]bool
 	if mode == ModeGit {
-		ignored, err = gitIgnored(ctx, ws.Root(), []string{rel}, userExcludesFile(ctx))
+		ignored, err = gitIgnored(ctx, ws.Root(), uniqueSorted(rels), userExcludesFile(ctx))
 	} else {
-		ignored, err = thinPolicy(ws, []string{rel})
+		ignored, err = thinPolicy(ws, rels)
 	}
 	if err != nil {
 		return true, err
 	}
-	return ignored[rel], nil
+	return len(ignored) > 0, nil
 }

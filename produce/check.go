@@ -69,6 +69,9 @@ func (r *Reader) Check(ctx context.Context, args CheckArgs) (*CheckResult, error
 	if err := ValidateCheckPaths(args.Paths); err != nil {
 		return nil, err
 	}
+	if err := r.refuseIgnored(ctx, "paths", args.Paths); err != nil {
+		return nil, err
+	}
 	snap, err := r.Snapshot(ctx)
 	if err != nil {
 		return nil, err

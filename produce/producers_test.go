@@ -423,3 +423,30 @@ func TestCancellation(t *testing.T) {
 		t.Fatalf("cancelled query took %v", time.Since(start))
 	}
 }
+
+// A filter or check path that names an ignored path is refused, whether or
+// not anything is there.
+func TestIgnoredPathsAreRefused(t *testing.T) {
+	root := fixture(t)
+	r := produce.NewReader(bindWS(t, root))
+	for _, p := range []string{".vivary/runtime/*", ".vivary/runtime/nothing-here.md", "x.vivary-tmp"} {
+		if _, err := r.Query(bg, produce.QueryArgs{Text: "x", Limit: 1, Filters: produce.Filters{Path: []string{p}}}); reason.Of(err) != reason.PathRefused {
+			t.Errorf("path filter %q: %v", p, err)
+		}
+	}
+	for _, p := range []string{".vivary/runtime/receipts.md", ".vivary/runtime/nothing-here.md"} {
+		if _, err := r.Check(bg, produce.CheckArgs{Paths: []string{p}}); reason.Of(err) != reason.PathRefused {
+			t.Errorf("check path %q: %v", p, err)
+		}
+	}
+	os.Remove(filepath.Join(root, ".gitignore"))
+	testws.Write(t, root, ".gitignore", ".vivary/private/\n.vivary/runtime/\nnotes/\n")
+	testws.Git(t, root, "init", "-q")
+	g := produce.NewReader(bindWS(t, root))
+	if _, err := g.Query(bg, produce.QueryArgs{Text: "x", Limit: 1, Filters: produce.Filters{Path: []string{"notes/*"}}}); reason.Of(err) != reason.PathRefused {
+		t.Errorf("git-ignored path filter: %v", err)
+	}
+	if _, err := g.Query(bg, produce.QueryArgs{Text: "x", Limit: 1, Filters: produce.Filters{Path: []string{"decisions/*"}}}); err != nil {
+		t.Errorf("admitted path filter: %v", err)
+	}
+}

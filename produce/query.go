@@ -2,6 +2,7 @@ package produce
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/vivary-dev/vivary-go/guard"
@@ -144,6 +145,9 @@ func (r *Reader) Query(ctx context.Context, a QueryArgs) (*QueryResult, error) {
 	if err := ValidateFilters(a.Filters); err != nil {
 		return nil, err
 	}
+	if err := r.refuseIgnored(ctx, "path_filters", a.Filters.Path); err != nil {
+		return nil, err
+	}
 	snap, proj, err := r.ranked(ctx, searchArgs{text: a.Text, k: a.Limit, types: a.Filters.Type, paths: a.Filters.Path, edges: a.Filters.Edge, snippetChars: a.SnippetChars})
 	if err != nil {
 		return nil, err
@@ -173,4 +177,21 @@ func (r *Reader) Query(ctx context.Context, a QueryArgs) (*QueryResult, error) {
 // Query runs one query over ws without keeping a snapshot.
 func Query(ctx context.Context, ws *workspace.Workspace, a QueryArgs) (*QueryResult, error) {
 	return NewReader(ws).Query(ctx, a)
+}
+
+// refuseIgnored refuses paths (or globs, read literally) that name what the
+// ignore rules exclude, without saying whether anything is there.
+func (r *Reader) refuseIgnored(ctx context.Context, arg string, paths []string) error {
+	ignored, err := policy.AnyIgnored(ctx, r.ws, paths)
+	if err != nil {
+		var re *reason.Error
+		if errors.As(err, &re) && re.Code == reason.ProducerUnavailable {
+			return err
+		}
+		return reason.Wrap(reason.PrivacyPolicyUnavailable, "the ignore policy could not be read", err)
+	}
+	if ignored {
+		return reason.New(reason.PathRefused, arg+" names a path the workspace's ignore policy excludes")
+	}
+	return nil
 }
