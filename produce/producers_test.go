@@ -337,6 +337,25 @@ func TestFreshness(t *testing.T) {
 	if ids(query()) != "" {
 		t.Fatal("file that gained a credential still served")
 	}
+	settle()
+	query()
+	testws.Write(t, root, "notes/quokka.md", "# Quokka\n\nclean again\n")
+	if ids(query()) != "quokka" {
+		t.Fatal("file that lost its credential not seen")
+	}
+	settle()
+	query()
+	outside := filepath.Join(t.TempDir(), "other.md")
+	os.Link(filepath.Join(root, "notes/quokka.md"), outside)
+	if ids(query()) != "" {
+		t.Fatal("file that gained a second link still served")
+	}
+	settle()
+	query()
+	os.Remove(outside)
+	if ids(query()) != "quokka" {
+		t.Fatal("file that lost its second link not seen")
+	}
 }
 
 func TestFreshnessGitIgnore(t *testing.T) {

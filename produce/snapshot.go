@@ -117,6 +117,7 @@ type candidate struct {
 type collector struct {
 	rows     map[[2]string]int
 	complete bool
+	unstable bool // a read or listing failed: the snapshot must not be reused
 }
 
 func (c *collector) add(kind, why string, n int) {
@@ -185,7 +186,7 @@ func enumerate(ctx context.Context, ws *workspace.Workspace, col *collector) (*e
 		entries, err := ws.ReadDir(dir)
 		if err != nil {
 			col.add("filesystem", "directory_unavailable", 1)
-			col.complete = false
+			col.complete, col.unstable = false, true
 			return nil
 		}
 		sort.Slice(entries, func(i, j int) bool { return guard.Less(entries[i].Name, entries[j].Name) })
@@ -204,7 +205,7 @@ func enumerate(ctx context.Context, ws *workspace.Workspace, col *collector) (*e
 			}
 			if !e.Exists {
 				col.add("filesystem", "entry_unavailable", 1)
-				col.complete = false
+				col.complete, col.unstable = false, true
 				continue
 			}
 			if e.IsLink() {
@@ -241,7 +242,9 @@ func enumerate(ctx context.Context, ws *workspace.Workspace, col *collector) (*e
 			case policy.SensitiveName(e.Name):
 				col.add("document", "sensitive_name", 1)
 			case e.Nlink != 1:
+				// Stamped: dropping the other link makes it readable.
 				col.add("document", "hard_link_or_nonregular", 1)
+				en.stamps = append(en.stamps, stamp{rel, e})
 			case e.Size > limits.MaxFileBytes:
 				return workLimit("a Markdown file is over the 1 MiB limit")
 			default:
@@ -344,11 +347,14 @@ func Take(ctx context.Context, ws *workspace.Workspace) (*Snapshot, error) {
 		switch res.outcome {
 		case "":
 		case "changed", "unavailable":
+			// A read that failed says nothing stable; never reuse this snapshot.
 			col.add("document", res.outcome, 1)
-			col.complete = false
+			col.complete, col.unstable = false, true
 			continue
 		default:
+			// Dropped for its content: the content may change back.
 			col.add("document", res.outcome, 1)
+			snap.stamps = append(snap.stamps, stamp{jobs[i].rel, res.info})
 			continue
 		}
 		snap.stamps = append(snap.stamps, stamp{jobs[i].rel, res.info})
@@ -379,7 +385,7 @@ func Take(ctx context.Context, ws *workspace.Workspace) (*Snapshot, error) {
 		snap.outside = x
 		snap.outsideInfo, _ = os.Lstat(x)
 	}
-	snap.racy = racy(snap.stamps, started)
+	snap.racy = col.unstable || racy(snap.stamps, started)
 	if snap.Fingerprint, err = snap.fingerprint(); err != nil {
 		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
 	}
@@ -531,12 +537,14 @@ func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, root
 	case err != nil:
 		return docResult{outcome: "unavailable"}
 	}
+	// info is the identity the read verified; omissions below keep it as
+	// their stamp.
 	text := string(data)
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "\ufffd")
 	}
 	if guard.Credential(text, guard.Producer) || guard.ContainsRoot(text, root) {
-		return docResult{outcome: "sensitive_content"}
+		return docResult{outcome: "sensitive_content", info: info}
 	}
 	d := graph.Analyze(cfg, c.rel, rootName, text, info.Mtime, info.Ctime)
 	d.Digest = hexSHA([]byte(d.Text))
