@@ -59,7 +59,7 @@ func TestThinConfigValidation(t *testing.T) {
 	}
 }
 
-func tomlOf(t *testing.T) string {
+func tomlOf(t testing.TB) string {
 	for _, f := range scaffold.Files("p", "coding") {
 		if f.Path == policy.ThinConfigPath {
 			return f.Content
@@ -129,4 +129,34 @@ func TestIsExcluded(t *testing.T) {
 			t.Errorf("IsExcluded(%q, %v) = %v", c.rel, c.pats, got)
 		}
 	}
+}
+
+func FuzzPolicyFile(f *testing.F) {
+	f.Add(tomlOf(nil), "exclude = [\"x\"]\n")
+	f.Add("version = 1\n", "[base]\nstrict = false\n")
+	f.Add("[types.a]\nfolder = [\"a\", \"b\"]\n", "[types.a]\nrequired = { x = \"enum:a|b\" }\n")
+	f.Fuzz(func(t *testing.T, thin, overlay string) {
+		var files []map[string]any
+		for _, s := range []string{thin, overlay} {
+			raw, err := policy.ParseTOML([]byte(s))
+			if err != nil {
+				return
+			}
+			files = append(files, raw)
+		}
+		cfg, _, err := policy.Compose(files, true)
+		if err != nil {
+			return
+		}
+		if !cfg.Thin || cfg.FolderMap == nil {
+			t.Fatalf("composed a thin config without its contract: %+v", cfg)
+		}
+		for _, td := range cfg.Types {
+			for k, spec := range td.Required {
+				if !policy.ValidSpec(spec) || td.Optional[k] != "" {
+					t.Fatalf("type %s field %s: %q", td.Name, k, spec)
+				}
+			}
+		}
+	})
 }

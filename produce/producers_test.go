@@ -469,3 +469,19 @@ func TestIgnoredPathsAreRefused(t *testing.T) {
 		t.Errorf("admitted path filter: %v", err)
 	}
 }
+
+func FuzzVerifyCapsule(f *testing.F) {
+	f.Add([]byte(`{"schema":"vivary.public-task-capsule/v0"}`))
+	f.Add([]byte(`{"a":1,"a":2}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := produce.VerifyCapsule(data)
+		if err == nil {
+			// Whatever verifies must re-verify from its own encoding.
+			raw, _ := produce.CapsuleJSON(c)
+			if _, err := produce.VerifyCapsule(raw); err != nil {
+				t.Fatalf("a verified capsule does not re-verify: %v", err)
+			}
+		}
+	})
+}
