@@ -727,3 +727,23 @@ func TestThinBlockConstantMatchesFixture(t *testing.T) {
 		t.Fatal("fixture .gitignore differs from the policy block")
 	}
 }
+
+// A cancelled call gets no response at all (the protocol expects none),
+// and the session goes on.
+func TestCancelledCallIsNotAnswered(t *testing.T) {
+	r := startRaw(t, []string{"VIVARY_MCP_TEST_PRODUCER=slow:30s"}, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
+	r.send(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+meta+`,"name":"vivary_check","arguments":{"workspace":"ws0"}}}`+"\n")
+	time.Sleep(200 * time.Millisecond)
+	r.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user",`+meta+`}}`+"\n")
+	time.Sleep(200 * time.Millisecond)
+	r.send(t, `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{`+meta+`}}`+"\n")
+	m := r.recv(t)
+	if m["id"] != float64(8) || m["result"] == nil {
+		t.Fatalf("first answer after the cancel: %v", m)
+	}
+	r.in.Close()
+	rest, _ := io.ReadAll(r.out)
+	if bytes.Contains(rest, []byte(`"id":7`)) {
+		t.Fatalf("the cancelled call was answered: %s", rest)
+	}
+}
