@@ -45,16 +45,25 @@ func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args; -h/--help prints the help on stdout and returns done.
-func parse(fs *flag.FlagSet, args []string, help string, stdout io.Writer) (done bool, err error) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, help)
-			return true, nil
+// parse parses flags wherever they stand among the positional arguments and
+// returns the positionals; -h/--help prints the help on stdout and returns
+// done.
+func parse(fs *flag.FlagSet, args []string, help string, stdout io.Writer) (pos []string, done bool, err error) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, help)
+				return nil, true, nil
+			}
+			return nil, false, &usageError{err.Error()}
 		}
-		return false, &usageError{err.Error()}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, false, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
 	}
-	return false, nil
 }
 
 // signalContext is cancelled by SIGINT/SIGTERM, so a running git child dies too.

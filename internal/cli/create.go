@@ -63,22 +63,6 @@ func usage(prog string, err error, stderr io.Writer) int {
 	return ExitUsage
 }
 
-// parseInterleaved parses flags that may come before or after positionals.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
 const initHelp = `Usage: create-vivary init DIR [--preset P] [--dry-run] [--json]
 
 Creates the five files of a thin-v0.3 workspace in DIR (new or empty):
@@ -98,9 +82,8 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	preset := fs.String("preset", scaffold.DefaultPreset, "")
 	dry := fs.Bool("dry-run", false, "")
 	asJSON := fs.Bool("json", false, "")
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, initHelp)
+	pos, done, err := parse(fs, args, initHelp, stdout)
+	if done {
 		return ExitOK
 	}
 	if err != nil {
@@ -287,9 +270,8 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("doctor", doctorHelp, stderr)
 	dir := fs.String("workspace", ".", "")
 	asJSON := fs.Bool("json", false, "")
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, doctorHelp)
+	pos, done, err := parse(fs, args, doctorHelp, stdout)
+	if done {
 		return ExitOK
 	}
 	if err != nil {
@@ -362,9 +344,8 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 	capsule := fs.String("capsule", "", "")
 	apply := fs.String("apply", "", "")
 	asJSON := fs.Bool("json", false, "")
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, recordHelp)
+	pos, done, err := parse(fs, args, recordHelp, stdout)
+	if done {
 		return ExitOK
 	}
 	if err != nil {

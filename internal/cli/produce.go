@@ -72,13 +72,14 @@ func runProducer(name, help string, args []string, stdout, stderr io.Writer,
 	dir := bindFlag(fs)
 	asJSON := fs.Bool("json", false, "")
 	define(fs)
-	if done, err := parse(fs, args, help, stdout); done || err != nil {
+	pos, done, err := parse(fs, args, help, stdout)
+	if done || err != nil {
 		if err != nil {
 			return fail(prog, err, false, stdout, stderr)
 		}
 		return ExitOK
 	}
-	text := strings.Join(fs.Args(), " ")
+	text := strings.Join(pos, " ")
 	if text == "" {
 		return fail(prog, &usageError{"a text argument is required"}, false, stdout, stderr)
 	}

@@ -87,13 +87,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&paths, "path", "")
 	strict := fs.Bool("strict", false, "")
 	asJSON := fs.Bool("json", false, "")
-	if done, err := parse(fs, args, checkHelp, stdout); done || err != nil {
+	pos, done, err := parse(fs, args, checkHelp, stdout)
+	if done || err != nil {
 		if err != nil {
 			return fail("vivary check", err, false, stdout, stderr)
 		}
 		return ExitOK
 	}
-	if fs.NArg() > 0 {
+	if len(pos) > 0 {
 		return fail("vivary check", &usageError{"unexpected argument; pass paths with --path"}, false, stdout, stderr)
 	}
 	ws, err := bind(*dir)
