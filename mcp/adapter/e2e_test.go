@@ -392,7 +392,7 @@ func TestTimeoutAndQuarantine(t *testing.T) {
 	if got := s.reason("vivary_check", map[string]any{"workspace": "nope"}); got != "unknown_workspace" {
 		t.Fatalf("unknown alias while busy: %s", got)
 	}
-	time.Sleep(time.Until(begin.Add(2 * time.Second)))
+	time.Sleep(time.Until(begin.Add(3 * time.Second)))
 	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "known" {
 		t.Fatalf("after the stalled producer exited: %s", got)
 	}
@@ -402,14 +402,14 @@ func TestTimeoutAndQuarantine(t *testing.T) {
 }
 
 func TestConcurrentCallIsBusy(t *testing.T) {
-	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=slow:700ms"}}, fixtureWS(t))
+	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=slow:1500ms"}}, fixtureWS(t))
 	var wg sync.WaitGroup
 	results := make([]string, 2)
 	for i := range results {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			time.Sleep(time.Duration(i) * 200 * time.Millisecond)
+			time.Sleep(time.Duration(i) * 400 * time.Millisecond)
 			results[i] = s.reason("vivary_check", map[string]any{"workspace": "ws0"})
 		}(i)
 	}
