@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -351,7 +353,7 @@ func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64)
 			required[k] = s
 		}
 	}
-	for _, k := range sortedKeys(required) {
+	for _, k := range slices.Sorted(maps.Keys(required)) {
 		v, ok := d.FM.Get(k)
 		if !ok {
 			d.Findings = append(d.Findings, finding(rel, 1, "E101"))
@@ -438,15 +440,6 @@ func (d *Document) addRefs(f Field, spec string) {
 	if bad {
 		d.Findings = append(d.Findings, finding(d.Path, f.Line, "E103"))
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // UnresolvedFindings are the W220 findings of d against the known ids.

@@ -312,9 +312,10 @@ func isSpaceByte(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
-func isWordRune(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.N, r)
-}
+// IsWordRune is Python's \w for one rune: a letter, a number or "_".
+func IsWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.Is(unicode.N, r) }
+
+func isWordRune(r rune) bool { return IsWordRune(r) }
 
 // MachinePath reports whether s names an absolute machine path (POSIX, drive
 // or UNC) once every URI has been removed from it.
@@ -332,7 +333,7 @@ func MachinePath(s string) bool {
 		if prevOK && startsMachinePath(rs[i:]) {
 			return true
 		}
-		prevOK = !(r == '/' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.N, r))
+		prevOK = !(r == '/' || IsWordRune(r))
 	}
 	return false
 }

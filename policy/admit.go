@@ -258,8 +258,7 @@ func thinPolicy(ws *workspace.Workspace, paths []string) (map[string]bool, error
 // not apply the secret-looking name list (see Sensitive). Any failure to
 // decide is an error, and the caller must treat rel as refused.
 func Ignored(ctx context.Context, ws *workspace.Workspace, rel string) (bool, error) {
-	any, err := AnyIgnored(ctx, ws, []string{rel})
-	return any, err
+	return AnyIgnored(ctx, ws, []string{rel})
 }
 
 // AnyIgnored reports whether the ignore rules keep any of rels out, with one

@@ -3,6 +3,8 @@ package policy
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -510,12 +512,12 @@ func (c *Config) merge(l *layer, first bool) error {
 }
 
 func mergeFields(req, opt, lreq, lopt map[string]string, first bool) error {
-	for _, k := range sortedKeys(lreq) {
+	for _, k := range slices.Sorted(maps.Keys(lreq)) {
 		if err := tightenField(req, opt, k, lreq[k], true, first); err != nil {
 			return err
 		}
 	}
-	for _, k := range sortedKeys(lopt) {
+	for _, k := range slices.Sorted(maps.Keys(lopt)) {
 		if _, isReq := req[k]; isReq && !first {
 			// listing a required field as optional only matters if it loosens
 			if req[k] != lopt[k] && !enumNarrows(req[k], lopt[k]) {
@@ -530,19 +532,10 @@ func mergeFields(req, opt, lreq, lopt map[string]string, first bool) error {
 	return nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
 // finish builds the folder map; a folder claimed by two types is an error.
 func (c *Config) finish() error {
 	c.FolderMap = map[string]string{}
-	for _, n := range sortedKeys(c.Types) {
+	for _, n := range slices.Sorted(maps.Keys(c.Types)) {
 		for _, f := range c.Types[n].Folders {
 			if other, dup := c.FolderMap[f]; dup && other != n {
 				return cfgErr("a folder maps to two types")

@@ -250,11 +250,6 @@ func (r *Reader) Capsule(ctx context.Context, a CapsuleArgs) (*Capsule, error) {
 		cands = cands[:a.MaxClaims]
 	}
 	// Unknowns: facts, then content.
-	factNames := make([]string, 0, len(obs.facts))
-	for n := range obs.facts {
-		factNames = append(factNames, n)
-	}
-	sort.Strings(factNames)
 	order := []string{"is_git_repository", "head_revision", "head_ref", "is_dirty", "dirty_entries", "remotes", "upstream", "last_fetch"}
 	for _, n := range order {
 		if f, ok := obs.facts[n]; ok && !f.known {
@@ -346,8 +341,6 @@ func (r *Reader) WorkspaceFingerprint(ctx context.Context) (string, error) {
 func CapsuleFor(ctx context.Context, ws *workspace.Workspace, a CapsuleArgs) (*Capsule, error) {
 	return NewReader(ws).Capsule(ctx, a)
 }
-
-func canonFingerprint(m map[string]any) (string, error) { return canon.Fingerprint(m) }
 
 // CapsuleJSON is the capsule as it is saved and verified: compact JSON.
 func CapsuleJSON(c *Capsule) ([]byte, error) {

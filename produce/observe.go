@@ -298,7 +298,7 @@ func excerpt(s string) string {
 	return s
 }
 
-var unicodeWord = func(r rune) bool { return !isWord(r) || r == '_' }
+var unicodeWord = func(r rune) bool { return !guard.IsWordRune(r) || r == '_' }
 
 // governedTerms are the Unicode word runs of the question, without stopwords
 // or one-letter ASCII words, deduplicated, at most 16.

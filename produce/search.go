@@ -190,7 +190,7 @@ func countWord(s, term string) int {
 		end := start + len(term)
 		before, _ := utf8.DecodeLastRuneInString(s[:start])
 		after, _ := utf8.DecodeRuneInString(s[end:])
-		if (start == 0 || !isWord(before)) && (end == len(s) || !isWord(after)) {
+		if (start == 0 || !guard.IsWordRune(before)) && (end == len(s) || !guard.IsWordRune(after)) {
 			n++
 			i = end
 		} else {

@@ -167,7 +167,7 @@ func VerifyCapsule(data []byte) (*Capsule, error) {
 	}
 	want := m["fingerprint"]
 	delete(m, "fingerprint")
-	got, err := canonFingerprint(m)
+	got, err := canon.Fingerprint(m)
 	if err != nil || got != want {
 		return nil, fmt.Errorf("%w: the fingerprint does not match the capsule", ErrCapsuleIntegrity)
 	}
