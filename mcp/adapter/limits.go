@@ -1,8 +1,14 @@
 package adapter
 
-import "time"
+import (
+	"time"
 
-// The adapter's published ceilings. They are the contract, not tuning.
+	"github.com/vivary-dev/vivary-go/limits"
+)
+
+// The adapter's published ceilings. They are the contract, not tuning. The
+// argument bounds it shares with the producers are the core's own constants
+// (package limits), so the two can never disagree.
 const (
 	// Version is the adapter release this build implements.
 	Version = "0.1.3"
@@ -15,7 +21,7 @@ const (
 	// MaxFrameBytes bounds one inbound frame, its newline included.
 	MaxFrameBytes = 65536
 	// MaxTextChars bounds a question or query text, in code points.
-	MaxTextChars = 4096
+	MaxTextChars = limits.MaxQueryChars
 	// MaxResponseBytes bounds the complete JSON-escaped tool response.
 	MaxResponseBytes = 1 << 20
 	// ResponseAllowance is kept free for the JSON-RPC wrapper around a result.

@@ -6,11 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
-
-	"github.com/vivary-dev/vivary-go/produce"
-	"github.com/vivary-dev/vivary-go/workspace"
 )
 
 const usage = "usage: vivary-mcp [-h] [--version] --workspace ALIAS PATH [--workspace ALIAS PATH ...] [--observability {off,errors,json}]\n"
@@ -98,25 +94,17 @@ func bindAll(rows []row) ([]*Binding, error) {
 		if !ValidAlias(r.alias) || aliases[r.alias] {
 			return fail()
 		}
-		abs, err := filepath.Abs(r.path)
+		b, err := Bind(r.alias, r.path)
 		if err != nil {
 			return fail()
 		}
-		real, err := filepath.EvalSymlinks(abs)
-		if err != nil {
-			return fail()
-		}
-		ws, err := workspace.Bind(real)
-		if err != nil {
-			return fail()
-		}
-		dev, ino := ws.Identity()
+		dev, ino := b.Reader.Workspace().Identity()
 		if ids[[2]uint64{dev, ino}] {
-			ws.Close()
+			b.Reader.Workspace().Close()
 			return fail()
 		}
 		aliases[r.alias], ids[[2]uint64{dev, ino}] = true, true
-		out = append(out, &Binding{Alias: r.alias, Reader: produce.NewReader(ws)})
+		out = append(out, b)
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package adapter
 import (
 	"encoding/json"
 
+	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/produce"
 )
 
@@ -22,7 +23,7 @@ var toolNames = map[string]bool{ToolFind: true, ToolQuery: true, ToolCheck: true
 const aliasPattern = `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`
 
 func workspaceProp() map[string]any {
-	return map[string]any{"type": "string", "minLength": 1, "maxLength": 64, "pattern": aliasPattern}
+	return map[string]any{"type": "string", "minLength": 1, "maxLength": MaxAliasChars, "pattern": aliasPattern}
 }
 
 func textProp() map[string]any {
@@ -48,17 +49,18 @@ func InputSchema(tool string) map[string]any {
 	switch tool {
 	case ToolFind:
 		return closed(map[string]any{"workspace": workspaceProp(), "question": textProp(),
-			"limit": intProp(1, 20, 5), "budget": intProp(64, 4000, 1200)}, "workspace", "question")
+			"limit": intProp(1, limits.MaxResults, 5), "budget": intProp(limits.MinFindBudget, limits.MaxFindBudget, limits.DefaultFindBudget)}, "workspace", "question")
 	case ToolQuery:
-		return closed(map[string]any{"workspace": workspaceProp(), "text": textProp(), "limit": intProp(1, 20, 10),
-			"type_filters": strArray(16, 128), "path_filters": strArray(16, 512), "edge_filters": strArray(16, 256),
-			"snippet_chars": intProp(0, 1000, 160), "explain": map[string]any{"type": "boolean", "default": false}}, "workspace", "text")
+		return closed(map[string]any{"workspace": workspaceProp(), "text": textProp(), "limit": intProp(1, limits.MaxResults, 10),
+			"type_filters": strArray(limits.MaxFilters, limits.MaxTypeFilterChars), "path_filters": strArray(limits.MaxFilters, limits.MaxPathChars),
+			"edge_filters": strArray(limits.MaxFilters, limits.MaxEdgeFilterChars), "snippet_chars": intProp(0, limits.MaxSnippetChars, limits.DefaultSnippetChars),
+			"explain": map[string]any{"type": "boolean", "default": false}}, "workspace", "text")
 	case ToolCheck:
-		return closed(map[string]any{"workspace": workspaceProp(), "paths": strArray(200, 512),
+		return closed(map[string]any{"workspace": workspaceProp(), "paths": strArray(limits.MaxCheckPaths, limits.MaxPathChars),
 			"strict": map[string]any{"type": "boolean"}}, "workspace")
 	case ToolCapsule:
 		return closed(map[string]any{"workspace": workspaceProp(), "question": textProp(),
-			"max_claims": intProp(0, 24, 24)}, "workspace", "question")
+			"max_claims": intProp(0, limits.MaxClaims, limits.DefaultClaims)}, "workspace", "question")
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -140,10 +141,12 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				s.diag.Emit(Diag{Event: "tool_refused", Outcome: "refused", Reason: "invalid_tool", ElapsedMS: 0, InputBytes: in, OutputBytes: -1})
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown tool"}
 			}
-			if _, err := validateArgs(p.Name, p.Arguments); err != nil {
+			a, err := validateArgs(p.Name, p.Arguments)
+			if err != nil {
 				s.diag.Emit(Diag{Event: "tool_refused", Tool: p.Name, Outcome: "refused", Reason: "invalid_arguments", ElapsedMS: 0, InputBytes: in, OutputBytes: -1})
 				return nil, errInvalidParams
 			}
+			ctx = context.WithValue(ctx, validatedKey{}, &validated{args: a, inputBytes: in, started: time.Now()})
 		}
 		return next(ctx, method, req)
 	}
@@ -169,14 +172,27 @@ type outcome struct {
 	timedOut bool
 }
 
+// validated is what the middleware learned of a call's arguments.
+type validated struct {
+	args       *args
+	inputBytes int64
+	started    time.Time
+}
+
+type validatedKey struct{}
+
 func (s *Server) handler(tool string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		start := time.Now()
-		in := inputBytes(req.Params.Arguments)
-		a, err := validateArgs(tool, req.Params.Arguments)
-		if err != nil {
-			return nil, errInvalidParams
+		v, ok := ctx.Value(validatedKey{}).(*validated)
+		if !ok {
+			// Called without the middleware (in-process use): validate here.
+			a, err := validateArgs(tool, req.Params.Arguments)
+			if err != nil {
+				return nil, errInvalidParams
+			}
+			v = &validated{args: a, inputBytes: inputBytes(req.Params.Arguments), started: time.Now()}
 		}
+		a, in, start := v.args, v.inputBytes, v.started
 		s.diag.Emit(Diag{Event: "tool_started", Tool: tool, ElapsedMS: -1, InputBytes: in, OutputBytes: -1})
 		b, ok := s.bindings[a.Workspace]
 		var env *Envelope
@@ -316,9 +332,18 @@ func runProducer(ctx context.Context, tool string, r *produce.Reader, a *args) (
 	return nil, reason.New(reason.ProducerUnavailable, "unknown tool")
 }
 
-// Bind binds one workspace for the server.
+// Bind binds one workspace for the server: the path is made absolute and
+// its links resolved first, so a link to a directory binds its target.
 func Bind(alias, root string) (*Binding, error) {
-	ws, err := workspace.Bind(root)
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := workspace.Bind(real)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vivary-dev/vivary-go/limits"
 )
 
 var aliasRe = regexp.MustCompile(aliasPattern)
@@ -45,14 +47,15 @@ type argSpec struct {
 
 var specs = map[string]argSpec{
 	ToolFind: {required: []string{"workspace", "question"}, strings: map[string]int{"workspace": MaxAliasChars, "question": MaxTextChars},
-		ints: map[string][2]int64{"limit": {1, 20}, "budget": {64, 4000}}},
+		ints: map[string][2]int64{"limit": {1, limits.MaxResults}, "budget": {limits.MinFindBudget, limits.MaxFindBudget}}},
 	ToolQuery: {required: []string{"workspace", "text"}, strings: map[string]int{"workspace": MaxAliasChars, "text": MaxTextChars},
-		ints: map[string][2]int64{"limit": {1, 20}, "snippet_chars": {0, 1000}}, bools: map[string]bool{"explain": false},
-		arrays: map[string][2]int{"type_filters": {16, 128}, "path_filters": {16, 512}, "edge_filters": {16, 256}}},
+		ints: map[string][2]int64{"limit": {1, limits.MaxResults}, "snippet_chars": {0, limits.MaxSnippetChars}}, bools: map[string]bool{"explain": false},
+		arrays: map[string][2]int{"type_filters": {limits.MaxFilters, limits.MaxTypeFilterChars}, "path_filters": {limits.MaxFilters, limits.MaxPathChars},
+			"edge_filters": {limits.MaxFilters, limits.MaxEdgeFilterChars}}},
 	ToolCheck: {required: []string{"workspace"}, strings: map[string]int{"workspace": MaxAliasChars},
-		bools: map[string]bool{"strict": true}, arrays: map[string][2]int{"paths": {200, 512}}},
+		bools: map[string]bool{"strict": true}, arrays: map[string][2]int{"paths": {limits.MaxCheckPaths, limits.MaxPathChars}}},
 	ToolCapsule: {required: []string{"workspace", "question"}, strings: map[string]int{"workspace": MaxAliasChars, "question": MaxTextChars},
-		ints: map[string][2]int64{"max_claims": {0, 24}}},
+		ints: map[string][2]int64{"max_claims": {0, limits.MaxClaims}}},
 }
 
 // decodeObject decodes raw into a map of raw values, refusing duplicate
@@ -133,7 +136,7 @@ func validateArgs(tool string, raw json.RawMessage) (*args, error) {
 			return nil, errInvalid
 		}
 	}
-	a := &args{Limit: 5, Budget: 1200, SnippetChars: 160, MaxClaims: 24}
+	a := &args{Limit: 5, Budget: limits.DefaultFindBudget, SnippetChars: limits.DefaultSnippetChars, MaxClaims: limits.DefaultClaims}
 	if tool == ToolQuery {
 		a.Limit = 10
 	}
