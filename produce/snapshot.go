@@ -67,26 +67,18 @@ func (s *Snapshot) Fresh(ws *workspace.Workspace) bool {
 	if s.racy || ws.Check() != nil {
 		return false
 	}
-	var stale atomic.Bool
-	parallel(len(s.stamps), func(lo, hi int) {
-		rels := make([]string, hi-lo)
-		for i, st := range s.stamps[lo:hi] {
-			rels[i] = st.rel
-		}
-		infos, err := ws.StatMany(rels)
-		if err != nil {
-			stale.Store(true)
-			return
-		}
-		for i, st := range s.stamps[lo:hi] {
-			if !workspace.Same(st.info, infos[i]) {
-				stale.Store(true)
-				return
-			}
-		}
-	})
-	if stale.Load() {
+	rels := make([]string, len(s.stamps))
+	for i, st := range s.stamps {
+		rels[i] = st.rel
+	}
+	infos, err := ws.StatMany(rels)
+	if err != nil {
 		return false
+	}
+	for i, st := range s.stamps {
+		if !workspace.Same(st.info, infos[i]) {
+			return false
+		}
 	}
 	if s.outside != "" {
 		now, err := os.Lstat(s.outside)
@@ -262,8 +254,8 @@ func enumerate(ctx context.Context, ws *workspace.Workspace, col *collector) (*e
 	return en, nil
 }
 
-// Take builds a fresh snapshot. collect selects the documents whose findings
-// are collected (nil: none).
+// Take builds a fresh snapshot: policy files, a walk of the tree, privacy
+// admission, the reads, and admission again to prove the policy held still.
 func Take(ctx context.Context, ws *workspace.Workspace) (*Snapshot, error) {
 	if err := ws.Check(); err != nil {
 		return nil, err

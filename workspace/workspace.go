@@ -10,6 +10,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -335,9 +336,42 @@ func sameFile(a, b Info) bool {
 }
 
 // StatMany lstats every rel (no link followed at any component), opening
-// each directory once through its parent's handle. A missing or unreachable
-// entry gets Info{Exists:false}. It is the cheap revalidation of a snapshot.
+// each directory once through its parent's handle, on every core for a long
+// list. A missing or unreachable entry gets Info{Exists:false}. It is the
+// cheap revalidation of a snapshot.
 func (w *Workspace) StatMany(rels []string) ([]Info, error) {
+	const chunk = 1024
+	if len(rels) <= chunk || runtime.GOMAXPROCS(0) == 1 {
+		return w.statMany(rels)
+	}
+	out := make([]Info, len(rels))
+	errs := make(chan error, (len(rels)+chunk-1)/chunk)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for lo := 0; lo < len(rels); lo += chunk {
+		hi := min(lo+chunk, len(rels))
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(lo, hi int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			infos, err := w.statMany(rels[lo:hi])
+			if err != nil {
+				errs <- err
+				return
+			}
+			copy(out[lo:hi], infos)
+		}(lo, hi)
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (w *Workspace) statMany(rels []string) ([]Info, error) {
 	w.mu.Lock()
 	root := w.fd
 	w.mu.Unlock()
