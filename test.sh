@@ -9,6 +9,10 @@ for dir in $(go list -m -f '{{.Dir}}'); do
   (cd "$dir" && go vet ./... && go test -count=1 ./...)
 done
 
+echo "== portability (macOS build)"
+GOOS=darwin GOARCH=arm64 go build ./...
+(cd mcp && GOOS=darwin GOARCH=arm64 go build ./...)
+
 echo "== race"
 go test -count=1 -race ./policy/... ./produce/... ./workspace/...
 (cd mcp && go test -count=1 -race ./adapter/...)

@@ -358,12 +358,14 @@ func write(root string, p *Plan) ([]string, error) {
 	case p.Action == "update" && (err != nil || !bytes.Equal(cur, p.before)):
 		return cleanup(errors.New("the destination changed after the plan"))
 	}
-	flags := uint(0)
+	var err2 error
 	if p.Action == "create" {
-		flags = unix.RENAME_NOREPLACE
+		err2 = renameNoReplace(tmp.Name(), target)
+	} else {
+		err2 = os.Rename(tmp.Name(), target)
 	}
-	if err := unix.Renameat2(unix.AT_FDCWD, tmp.Name(), unix.AT_FDCWD, target, flags); err != nil {
-		return cleanup(err)
+	if err2 != nil {
+		return cleanup(err2)
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()

@@ -130,7 +130,7 @@ func (i Info) IsLink() bool    { return i.Mode == unix.S_IFLNK }
 
 func infoOf(name string, st *unix.Stat_t) Info {
 	return Info{
-		Name: name, Mode: st.Mode & unix.S_IFMT, Size: st.Size, Dev: uint64(st.Dev), Ino: uint64(st.Ino),
+		Name: name, Mode: uint32(st.Mode & unix.S_IFMT), Size: st.Size, Dev: uint64(st.Dev), Ino: uint64(st.Ino),
 		Nlink: uint64(st.Nlink), Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Exists: true,
 	}
 }

@@ -190,10 +190,10 @@ func claimStdio() (in *os.File, out *os.File, restore func(), err error) {
 	for _, fd := range []int{savedIn, savedOut, wireIn, wireOut} {
 		syscall.CloseOnExec(fd)
 	}
-	if err := syscall.Dup3(nullIn, 0, 0); err != nil {
+	if err := dupTo(nullIn, 0); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := syscall.Dup3(nullOut, 1, 0); err != nil {
+	if err := dupTo(nullOut, 1); err != nil {
 		return nil, nil, nil, err
 	}
 	in = os.NewFile(uintptr(wireIn), "mcp-in")
@@ -202,8 +202,8 @@ func claimStdio() (in *os.File, out *os.File, restore func(), err error) {
 		out.Sync()
 		in.Close()
 		out.Close()
-		syscall.Dup3(savedIn, 0, 0)
-		syscall.Dup3(savedOut, 1, 0)
+		dupTo(savedIn, 0)
+		dupTo(savedOut, 1)
 		for _, fd := range []int{savedIn, savedOut, nullIn, nullOut} {
 			syscall.Close(fd)
 		}
