@@ -1,6 +1,7 @@
 package produce_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -484,4 +485,54 @@ func FuzzVerifyCapsule(f *testing.F) {
 			}
 		}
 	})
+}
+
+// While a directory is swapped for a link to secret content and back, no
+// query, find or check may ever serve what is behind the link.
+func TestLinkSwapNeverLeaks(t *testing.T) {
+	root := fixture(t)
+	secret := filepath.Join(t.TempDir(), "secret")
+	testws.Write(t, secret, "n.md", "# Quokka\n\n"+marker+" quokka\n")
+	testws.Write(t, root, "swap/n.md", "# Quokka\n\npublic quokka\n")
+	r := produce.NewReader(bindWS(t, root))
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		real, aside := filepath.Join(root, "swap"), filepath.Join(root, "swap.aside")
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Rename(real, aside)
+			os.Symlink(secret, real)
+			time.Sleep(time.Millisecond)
+			os.Remove(real)
+			os.Rename(aside, real)
+		}
+	}()
+	deadline := time.Now().Add(time.Second)
+	calls := 0
+	for time.Now().Before(deadline) {
+		calls++
+		var out []byte
+		if res, err := r.Query(bg, produce.QueryArgs{Text: "quokka", Limit: 20, SnippetChars: 200, Explain: true}); err == nil {
+			out = jsonOf(t, res)
+		}
+		if res, err := r.Find(bg, produce.FindArgs{Question: "quokka", Limit: 20, Budget: 4000}); err == nil {
+			out = append(out, jsonOf(t, res)...)
+		}
+		if bytes.Contains(out, []byte(marker)) {
+			close(stop)
+			<-done
+			t.Fatalf("call %d served content from behind a swapped-in link", calls)
+		}
+	}
+	close(stop)
+	<-done
+	if calls < 5 {
+		t.Fatalf("only %d calls ran", calls)
+	}
 }
