@@ -748,3 +748,46 @@ func TestCancelledCallIsNotAnswered(t *testing.T) {
 		t.Fatalf("the cancelled call was answered: %s", rest)
 	}
 }
+
+// A bounded soak: one session, many calls of every kind, valid and not, in
+// sequence; every answer is well formed and the session survives.
+func TestSoakOneSession(t *testing.T) {
+	root := fixtureWS(t)
+	s := start(t, opts{}, root)
+	calls := []struct {
+		tool string
+		args map[string]any
+		ok   bool
+	}{
+		{"vivary_find", map[string]any{"workspace": "ws0", "question": "adapter"}, true},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "policy", "explain": true}, true},
+		{"vivary_check", map[string]any{"workspace": "ws0"}, true},
+		{"vivary_capsule", map[string]any{"workspace": "ws0", "question": "adapter"}, true},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "bogus": true}, false},
+		{"vivary_query", map[string]any{"workspace": "nope", "text": "x"}, true},
+	}
+	for i := 0; i < 240; i++ {
+		c := calls[i%len(calls)]
+		if i%40 == 0 {
+			testws.Write(t, root, fmt.Sprintf("notes/soak-%d.md", i), "# Soak note\n\nadapter policy\n")
+		}
+		_, e, err := s.call(c.tool, c.args)
+		if c.ok != (err == nil) {
+			t.Fatalf("call %d %s: %v", i, c.tool, err)
+		}
+		if err == nil && e.Schema != "vivary.mcp-tool-result/v0" {
+			t.Fatalf("call %d: %+v", i, e)
+		}
+	}
+	_, e, err := s.call("vivary_query", map[string]any{"workspace": "ws0", "text": "soak note", "limit": 20})
+	if err != nil || e.Status != "known" {
+		t.Fatalf("final query: %v %+v", err, e)
+	}
+	var q struct {
+		Results []struct{ ID string } `json:"results"`
+	}
+	json.Unmarshal(e.Result, &q)
+	if len(q.Results) != 6 {
+		t.Fatalf("the session missed notes written during it: %d results", len(q.Results))
+	}
+}
