@@ -67,19 +67,32 @@ func Run(ctx context.Context, root string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Root: abs, Errors: []string{}, Warnings: []string{}, Backend: "file",
+	ws, err := workspace.Bind(abs)
+	if err != nil {
+		r := newReport(abs)
+		r.Errors = append(r.Errors, "target is not an existing workspace directory")
+		return r, nil
+	}
+	defer ws.Close()
+	return Inspect(ctx, produce.NewReader(ws), abs), nil
+}
+
+func newReport(root string) *Report {
+	r := &Report{Root: root, Errors: []string{}, Warnings: []string{}, Backend: "file",
 		Compatibility:  Compatibility{SchemaVersion: 2, ContractMissing: []string{}},
 		Capabilities:   Capabilities{OK: true, DefaultCapabilities: []string{"storage:file", "memory:none"}},
 		WorkspaceRoles: map[string][]string{}}
 	r.Capabilities.AvailableCapabilities = []map[string]any{
 		{"id": "storage:file", "default": true}, {"id": "memory:none", "default": true}, ProbeMCP(),
 	}
-	ws, err := workspace.Bind(abs)
-	if err != nil {
-		r.Errors = append(r.Errors, "target is not an existing workspace directory")
-		return r, nil
-	}
-	defer ws.Close()
+	return r
+}
+
+// Inspect checks the workspace a Reader serves, reusing its snapshot; root
+// is the path the report names.
+func Inspect(ctx context.Context, reader *produce.Reader, root string) *Report {
+	r := newReport(root)
+	ws := reader.Workspace()
 	var contract *string
 	for _, f := range scaffold.Files("", scaffold.DefaultPreset) {
 		info, err := ws.Lstat(f.Path)
@@ -99,12 +112,11 @@ func Run(ctx context.Context, root string) (*Report, error) {
 			r.Errors = append(r.Errors, "privacy ignore missing: "+p.pattern)
 		}
 	}
-	reader := produce.NewReader(ws)
 	snap, err := reader.Snapshot(ctx)
 	if err != nil {
 		r.Errors = append(r.Errors, "workspace cannot be read: "+string(reason.Of(err)))
 		r.OK = false
-		return r, nil
+		return r
 	}
 	r.WorkspaceRoles = snap.Config.Roles
 	if r.WorkspaceRoles == nil {
@@ -137,7 +149,7 @@ func Run(ctx context.Context, root string) (*Report, error) {
 		r.Warnings = append(r.Warnings, "typed graph has no nodes")
 	}
 	r.OK = len(r.Errors) == 0
-	return r, nil
+	return r
 }
 
 // Adapter facts the probe checks in the binary's build information.

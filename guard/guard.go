@@ -281,7 +281,7 @@ func keywordBefore(t string, end int) bool {
 			continue
 		}
 		if start > 0 {
-			if r, _ := utf8.DecodeLastRuneInString(t[:start]); isWordRune(r) {
+			if r, _ := utf8.DecodeLastRuneInString(t[:start]); IsWordRune(r) {
 				continue
 			}
 		}
@@ -314,8 +314,6 @@ func isSpaceByte(c byte) bool {
 
 // IsWordRune is Python's \w for one rune: a letter, a number or "_".
 func IsWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.Is(unicode.N, r) }
-
-func isWordRune(r rune) bool { return IsWordRune(r) }
 
 // MachinePath reports whether s names an absolute machine path (POSIX, drive
 // or UNC) once every URI has been removed from it.

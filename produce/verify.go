@@ -31,8 +31,12 @@ var (
 )
 
 // ErrCapsuleIntegrity is any capsule that is not a valid, untampered
-// public Task Capsule.
-var ErrCapsuleIntegrity = errors.New("capsule integrity verification failed")
+// public Task Capsule; ErrCapsuleNotObject, wrapping it, is input that is
+// not one JSON object at all.
+var (
+	ErrCapsuleIntegrity = errors.New("capsule integrity verification failed")
+	ErrCapsuleNotObject = fmt.Errorf("%w: not one JSON object", ErrCapsuleIntegrity)
+)
 
 type checker struct{ err error }
 
@@ -108,7 +112,7 @@ const maxLossless = 1<<53 - 1
 func VerifyCapsule(data []byte) (*Capsule, error) {
 	var m map[string]any
 	if err := decodeStrict(data, &m); err != nil {
-		return nil, fmt.Errorf("%w: not one JSON object", ErrCapsuleIntegrity)
+		return nil, ErrCapsuleNotObject
 	}
 	c := &checker{}
 	c.object(m, "capsule", []string{"schema", "capsule_id", "workspace", "claims", "conflict_count", "unknowns", "omissions", "required_checks", "budget", "complete", "projection_omissions", "fingerprint"})

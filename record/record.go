@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -95,19 +96,13 @@ func readInput(path, what string) ([]byte, error) {
 		return nil, fail("record %s cannot be read", what)
 	}
 	defer f.Close()
-	b := make([]byte, MaxInputBytes+1)
-	n, _ := f.Read(b)
-	for n < len(b) {
-		m, err := f.Read(b[n:])
-		n += m
-		if err != nil || m == 0 {
-			break
-		}
+	b, err := io.ReadAll(io.LimitReader(f, MaxInputBytes+1))
+	if err != nil {
+		return nil, fail("record %s cannot be read", what)
 	}
-	if n > MaxInputBytes {
+	if len(b) > MaxInputBytes {
 		return nil, fail("record %s must be at most 256 KiB", what)
 	}
-	b = b[:n]
 	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
 		return nil, fail("record %s must be UTF-8 text without NUL bytes", what)
 	}
@@ -125,13 +120,15 @@ func PlanRecord(ctx context.Context, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, fail("record target must be an existing thin Vivary workspace")
 	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return nil, fail("record target must be an existing thin Vivary workspace")
-	}
-	rep, err := doctor.Run(ctx, abs)
+	ws, err := workspace.Bind(abs)
 	if err != nil {
 		return nil, fail("record target must be an existing thin Vivary workspace")
 	}
+	defer ws.Close()
+	// One Reader serves Doctor, the capsule binding and the validation, so
+	// the workspace is read once.
+	reader := produce.NewReader(ws)
+	rep := doctor.Inspect(ctx, reader, abs)
 	if rep.Compatibility.WorkspaceContract == nil {
 		return nil, fail("record target must use the thin-v0.3 workspace contract")
 	}
@@ -142,11 +139,6 @@ func PlanRecord(ctx context.Context, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws, err := workspace.Bind(abs)
-	if err != nil {
-		return nil, fail("record target must be an existing thin Vivary workspace")
-	}
-	defer ws.Close()
 	if policy.Sensitive(dest) {
 		return nil, fail("record path is refused: it looks secret")
 	}
@@ -159,12 +151,11 @@ func PlanRecord(ctx context.Context, req Request) (*Plan, error) {
 	}
 	capsule, err := produce.VerifyCapsule(raw)
 	if err != nil {
-		if strings.Contains(err.Error(), "not one JSON object") {
+		if errors.Is(err, produce.ErrCapsuleNotObject) {
 			return nil, fail("record capsule must be one bounded JSON object")
 		}
 		return nil, fail("record capsule integrity verification failed")
 	}
-	reader := produce.NewReader(ws)
 	current, err := reader.WorkspaceFingerprint(ctx)
 	if err != nil {
 		return nil, fail("record capsule workspace binding could not be verified")
