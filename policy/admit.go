@@ -60,6 +60,16 @@ func unavailable(msg string, cause error) error {
 	return reason.Wrap(reason.PrivacyPolicyUnavailable, msg, cause)
 }
 
+// gitFailed keeps a cancellation as it is and fails the policy closed on
+// any other git failure.
+func gitFailed(err error, msg string) error {
+	var re *reason.Error
+	if errors.As(err, &re) {
+		return err
+	}
+	return unavailable(msg, err)
+}
+
 // Admit runs the privacy policy over candidate file paths. Candidates must be
 // safe relative paths naming regular single-link files reached without links;
 // any other candidate refuses the whole call with path_refused.
@@ -158,10 +168,7 @@ func uniqueSorted(xs []string) []string {
 func detectMode(ctx context.Context, ws *workspace.Workspace) (Mode, error) {
 	out, code, err := RunGit(ctx, ws.Root(), nil, "rev-parse", "--show-toplevel")
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return "", reason.Wrap(reason.ProducerUnavailable, "cancelled", err)
-		}
-		return "", unavailable("git could not be asked about the workspace", err)
+		return "", gitFailed(err, "git could not be asked about the workspace")
 	}
 	if code != 0 {
 		return ModeThin, nil // not inside any Git worktree
@@ -201,10 +208,7 @@ func gitIgnored(ctx context.Context, root string, paths []string, excludes strin
 	args = append(args, "check-ignore", "--no-index", "-v", "-n", "-z", "--stdin")
 	out, code, err := RunGit(ctx, root, in.Bytes(), args...)
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil, reason.Wrap(reason.ProducerUnavailable, "cancelled", err)
-		}
-		return nil, unavailable("git check-ignore did not finish", err)
+		return nil, gitFailed(err, "git check-ignore did not finish")
 	}
 	if code != 0 && code != 1 {
 		return nil, unavailable("git check-ignore failed with exit "+strconv.Itoa(code), nil)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vivary-dev/vivary-go/limits"
+	"github.com/vivary-dev/vivary-go/reason"
 )
 
 // gitTimeout bounds one git call.
@@ -56,9 +57,11 @@ func gitEnv() []string {
 // RunGit runs git with a fixed argv prefix in root: core.fsmonitor off,
 // hooks pointed nowhere, bounded time and output, its own process group that
 // is killed on cancel. It returns stdout and the exit code; err is set only
-// when git could not run to an exit (timeout, cancel, output cap, missing git).
-func RunGit(ctx context.Context, root string, stdin []byte, args ...string) ([]byte, int, error) {
-	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+// when git could not run to an exit. When the caller's context ended, err is
+// a producer_unavailable *reason.Error; a timeout, the output cap or a
+// missing git are plain errors.
+func RunGit(parent context.Context, root string, stdin []byte, args ...string) ([]byte, int, error) {
+	ctx, cancel := context.WithTimeout(parent, gitTimeout)
 	defer cancel()
 	argv := append([]string{
 		"--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
@@ -82,6 +85,9 @@ func RunGit(ctx context.Context, root string, stdin []byte, args ...string) ([]b
 	errb := &cappedBuffer{max: limits.MaxGitStderrBytes}
 	cmd.Stdout, cmd.Stderr = out, errb
 	err := cmd.Run()
+	if parent.Err() != nil {
+		return nil, -1, reason.Wrap(reason.ProducerUnavailable, "the call was cancelled", parent.Err())
+	}
 	if ctx.Err() != nil {
 		return nil, -1, ctx.Err()
 	}

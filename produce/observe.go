@@ -41,8 +41,9 @@ var workspaceMarkers = []string{"tropo.toml", "package.json", "pyproject.toml", 
 func gitOut(ctx context.Context, root string, args ...string) (string, int, error) {
 	out, code, err := policy.RunGit(ctx, root, nil, args...)
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return "", -1, reason.Wrap(reason.ProducerUnavailable, "the call was cancelled", err)
+		var re *reason.Error
+		if errors.As(err, &re) {
+			return "", -1, err // cancelled
 		}
 		return "", -1, reasonProducer("git could not be run")
 	}
