@@ -2,8 +2,8 @@
 // workspace (by default 4,997 typed notes plus the five scaffold files,
 // about 25 MiB) and prints, for query, find, check and capsule: the cold call
 // (a fresh `vivary` process) and the warm call (one process, unchanged tree)
-// median and p95, peak RSS, and the same figures for `rg -c WORD` over the
-// tree as the physical floor. Figures are only comparable within one run, so
+// median and p95, peak RSS, and the same figures for `rg --hidden -c WORD`
+// over the tree as the physical floor. Figures are only comparable within one run, so
 // it also prints each cold median as a multiple of the rg floor.
 //
 //	go run ./bench [-notes N] [-runs N]
@@ -35,26 +35,37 @@ func summarize(ds []time.Duration, rss int64) stats {
 	return stats{median: ds[len(ds)/2], p95: ds[(len(ds)*95+99)/100-1], rssKiB: rss}
 }
 
-// spawn runs a command n times and returns its wall times and peak RSS.
-func spawn(n int, name string, args ...string) (stats, error) {
-	var ds []time.Duration
-	var peak int64
+// cold holds the wall times and the peak RSS of one command's fresh processes.
+type cold struct {
+	name string
+	args []string
+	ds   []time.Duration
+	peak int64
+}
+
+// spawnInterleaved runs every command once per round, n rounds, so a drift
+// in the machine's state (other load, page cache, frequency) falls on every
+// command alike and the ratios stay comparable.
+func spawnInterleaved(n int, cmds []*cold) error {
 	for i := 0; i < n; i++ {
-		cmd := exec.Command(name, args...)
-		start := time.Now()
-		out, err := cmd.Output()
-		d := time.Since(start)
-		if err != nil {
-			if ee, ok := err.(*exec.ExitError); !ok || (name != "rg" && ee.ExitCode() > 1) {
-				return stats{}, fmt.Errorf("%s: %v\n%s", name, err, out)
+		for _, c := range cmds {
+			cmd := exec.Command(c.name, c.args...)
+			start := time.Now()
+			out, err := cmd.Output()
+			d := time.Since(start)
+			if err != nil {
+				// rg exits 1 when the word is nowhere; anything else failed.
+				if ee, ok := err.(*exec.ExitError); !ok || filepath.Base(c.name) != "rg" || ee.ExitCode() > 1 {
+					return fmt.Errorf("%s: %v\n%s", c.name, err, out)
+				}
+			}
+			c.ds = append(c.ds, d)
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > c.peak {
+				c.peak = ru.Maxrss
 			}
 		}
-		ds = append(ds, d)
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > peak {
-			peak = ru.Maxrss
-		}
 	}
-	return summarize(ds, peak), nil
+	return nil
 }
 
 func selfRSS() int64 {
@@ -103,10 +114,9 @@ func run(notes, runs int) error {
 	time.Sleep(100 * time.Millisecond) // past the racy window of the snapshot
 	fmt.Printf("workspace: %d Markdown files, %.1f MiB; %d calls each\n\n", notes+3, float64(size)/(1<<20), runs)
 
-	floor, err := spawn(runs, rg, "-c", "quokka", root)
-	if err != nil {
-		return err
-	}
+	// --hidden: the notes live under .vivary/, which rg skips by default; the
+	// floor must read the same files the producers read.
+	floorCmd := &cold{name: rg, args: []string{"--hidden", "-c", "quokka", root}}
 	ws, err := workspace.Bind(root)
 	if err != nil {
 		return err
@@ -137,13 +147,18 @@ func run(notes, runs int) error {
 			return err
 		}},
 	}
-	fmt.Printf("%-8s %12s %12s %10s %12s %12s %9s\n", "call", "cold median", "cold p95", "cold RSS", "warm median", "warm p95", "cold/rg")
-	fmt.Printf("%-8s %12v %12v %8dMi %12s %12s %9s\n", "rg -c", floor.median.Round(time.Microsecond), floor.p95.Round(time.Microsecond), floor.rssKiB/1024, "-", "-", "1.0x")
+	cmds := []*cold{floorCmd}
 	for _, c := range calls {
-		cold, err := spawn(runs, bin, c.cold...)
-		if err != nil {
-			return err
-		}
+		cmds = append(cmds, &cold{name: bin, args: c.cold})
+	}
+	if err := spawnInterleaved(runs, cmds); err != nil {
+		return err
+	}
+	floor := summarize(floorCmd.ds, floorCmd.peak)
+	fmt.Printf("%-8s %12s %12s %10s %12s %12s %9s\n", "call", "cold median", "cold p95", "cold RSS", "warm median", "warm p95", "cold/rg")
+	fmt.Printf("%-8s %12v %12v %8dMi %12s %12s %9s\n", "rg", floor.median.Round(time.Microsecond), floor.p95.Round(time.Microsecond), floor.rssKiB/1024, "-", "-", "1.0x")
+	for i, c := range calls {
+		cold := summarize(cmds[i+1].ds, cmds[i+1].peak)
 		if err := c.warm(0); err != nil { // load the snapshot once
 			return err
 		}
