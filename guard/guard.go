@@ -71,51 +71,7 @@ func Compare(a, b string) int {
 	return 0
 }
 
-func isASCII(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&0x8080808080808080 != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 func isControlByte(c byte) bool { return (c < 0x20 && !isSpaceByte(c)) || c == 0x7f }
-
-// hasControl reports a control byte other than ASCII whitespace. It skips
-// eight bytes at a time when none of them is below 0x20 or is 0x7f.
-func hasControl(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		const ones, highs = 0x0101010101010101, 0x8080808080808080
-		low := (w - ones*0x20) & ^w & highs // some byte < 0x20
-		del := ((w ^ ones*0x7f) - ones) & ^(w ^ ones*0x7f) & highs
-		if low|del == 0 {
-			continue
-		}
-		for j := i; j < i+8; j++ {
-			if isControlByte(s[j]) {
-				return true
-			}
-		}
-	}
-	for ; i < len(s); i++ {
-		if isControlByte(s[i]) {
-			return true
-		}
-	}
-	return false
-}
 
 // IsASCII reports whether s is pure ASCII.
 func IsASCII(s string) bool { return isASCII(s) }
@@ -126,16 +82,17 @@ func mayHoldToken(t string) bool {
 	if strings.Contains(t, "AKIA") || strings.Contains(t, "xox") {
 		return true
 	}
+	// Anchored on the rare "_" rather than the common "g".
 	for i := 0; ; {
-		j := strings.Index(t[i:], "gh")
+		j := strings.IndexByte(t[i:], '_')
 		if j < 0 {
 			return false
 		}
 		k := i + j
-		if k+3 < len(t) && strings.IndexByte("pousr", t[k+2]) >= 0 && t[k+3] == '_' {
+		if k >= 3 && t[k-3] == 'g' && t[k-2] == 'h' && strings.IndexByte("pousr", t[k-1]) >= 0 {
 			return true
 		}
-		i = k + 2
+		i = k + 1
 	}
 }
 
@@ -237,39 +194,55 @@ var assignKeywords = []string{
 // spec word (string, ref, ...) is allowed. It scans once for = and : and
 // looks back for a keyword, so its cost is linear in the text.
 func assignment(t string, m Mode) bool {
-	for i := 0; i < len(t); {
-		j := strings.IndexAny(t[i:], "=:")
-		if j < 0 {
+	// The next "=" and ":" are tracked apart: IndexByte is vectorised,
+	// IndexAny is a byte loop, and this scan sees every document.
+	eq, colon := nextByte(t, 0, '='), nextByte(t, 0, ':')
+	for {
+		op := min(eq, colon)
+		if op == len(t) {
 			return false
 		}
-		op := i + j
-		i = op + 1
-		end := op
-		for end > 0 && isSpaceByte(t[end-1]) {
-			end--
+		if op == eq {
+			eq = nextByte(t, op+1, '=')
+		} else {
+			colon = nextByte(t, op+1, ':')
 		}
-		if !keywordBefore(t, end) {
-			continue
-		}
-		k := op + 1
-		for k < len(t) && isSpaceByte(t[k]) {
-			k++
-		}
-		if k < len(t) && (t[k] == '"' || t[k] == '\'') {
-			k++
-		}
-		v := k
-		for v < len(t) && !isSpaceByte(t[v]) && !strings.ContainsRune("\"',;}]", rune(t[v])) {
-			v++
-		}
-		if v == k {
-			continue
-		}
-		if m == Firewall || !safeConfigValues[strings.ToLower(t[k:v])] {
+		if assignmentAt(t, op, m) {
 			return true
 		}
 	}
-	return false
+}
+
+// assignmentAt reports whether the "=" or ":" at op ends an assignment
+// keyword and starts a value.
+func assignmentAt(t string, op int, m Mode) bool {
+	end := op
+	for end > 0 && isSpaceByte(t[end-1]) {
+		end--
+	}
+	if !keywordBefore(t, end) {
+		return false
+	}
+	k := op + 1
+	for k < len(t) && isSpaceByte(t[k]) {
+		k++
+	}
+	if k < len(t) && (t[k] == '"' || t[k] == '\'') {
+		k++
+	}
+	v := k
+	for v < len(t) && !isSpaceByte(t[v]) && !strings.ContainsRune("\"',;}]", rune(t[v])) {
+		v++
+	}
+	return v > k && (m == Firewall || !safeConfigValues[strings.ToLower(t[k:v])])
+}
+
+// nextByte is the index of the first c in t at or after i, or len(t).
+func nextByte(t string, i int, c byte) int {
+	if j := strings.IndexByte(t[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(t)
 }
 
 // keywordBefore reports whether t[:end] ends with an assignment keyword that

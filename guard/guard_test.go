@@ -115,3 +115,33 @@ func FuzzSecurityTextFastPath(f *testing.F) {
 		}
 	})
 }
+
+func FuzzLower(f *testing.F) {
+	f.Add("Hello WORLD, Quokka @[Z] `a` zz AZ az 09\n")
+	f.Add("Ünïcode ÀB")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := guard.Lower(s), strings.ToLower(s); got != want {
+			t.Fatalf("Lower(%q) = %q, want %q", s, got, want)
+		}
+		ascii := true
+		for i := 0; i < len(s); i++ {
+			ascii = ascii && s[i] < 0x80
+		}
+		if guard.IsASCII(s) != ascii {
+			t.Fatalf("IsASCII(%q) = %v", s, !ascii)
+		}
+	})
+}
+
+func FuzzCredentialScans(f *testing.F) {
+	for _, s := range []string{"token = abc", "x: y password: hunter2", "ghp_" + strings.Repeat("a", 24), "a=b:c", "secret:string", " ghs_x", "AKIA0123456789ABCDEF"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, m := range []guard.Mode{guard.Producer, guard.Firewall} {
+			if !guard.FastScansAgree(s, m) {
+				t.Fatalf("fast and plain scans disagree on %q (mode %d)", s, m)
+			}
+		}
+	})
+}

@@ -1,0 +1,110 @@
+package guard
+
+import (
+	"encoding/binary"
+	"strings"
+	"unsafe"
+)
+
+// The scans below read eight bytes at a time: every document of a cold call
+// passes through them, and a byte loop was the larger part of its CPU time.
+
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// bytesOf views s without copying; callers only read it.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+func isASCII(s string) bool {
+	b := bytesOf(s)
+	var acc uint64
+	for len(b) >= 32 {
+		acc |= binary.LittleEndian.Uint64(b) | binary.LittleEndian.Uint64(b[8:]) |
+			binary.LittleEndian.Uint64(b[16:]) | binary.LittleEndian.Uint64(b[24:])
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		acc |= binary.LittleEndian.Uint64(b)
+		b = b[8:]
+	}
+	for _, c := range b {
+		acc |= uint64(c)
+	}
+	return acc&highs == 0
+}
+
+// hasControl reports a control byte other than ASCII whitespace (0x00-0x08,
+// 0x0e-0x1f, 0x7f). On ASCII bytes the sums below never carry, so each
+// mask is exact: a line break costs nothing.
+func hasControl(s string) bool {
+	b := bytesOf(s)
+	for len(b) >= 8 {
+		word := b[:8]
+		b = b[8:]
+		w := binary.LittleEndian.Uint64(word)
+		if w&highs != 0 {
+			for _, c := range word {
+				if isControlByte(c) {
+					return true
+				}
+			}
+			continue
+		}
+		below09 := ^(w + ones*0x77)
+		below0e := ^(w + ones*0x72)
+		below20 := ^(w + ones*0x60)
+		is7f := w + ones
+		if (below09|below20&^below0e|is7f)&highs != 0 {
+			return true
+		}
+	}
+	for _, c := range b {
+		if isControlByte(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// Lower is strings.ToLower, eight bytes at a time for ASCII text.
+func Lower(s string) string {
+	if !isASCII(s) {
+		return strings.ToLower(s)
+	}
+	b := bytesOf(s)
+	var out []byte
+	for i := 0; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		// A byte is upper case when adding 0x3f carries it past 0x7f (>= 'A')
+		// and adding 0x25 does not (<= 'Z'); ASCII bytes never carry into
+		// their neighbour.
+		upper := (w + ones*0x3f) &^ (w + ones*0x25) & highs
+		if upper == 0 {
+			if out != nil {
+				binary.LittleEndian.PutUint64(out[i:], w)
+			}
+			continue
+		}
+		if out == nil {
+			out = make([]byte, len(b))
+			copy(out, b[:i])
+		}
+		binary.LittleEndian.PutUint64(out[i:], w|upper>>2)
+	}
+	for i := len(b) &^ 7; i < len(b); i++ {
+		c := b[i]
+		if c >= 'A' && c <= 'Z' {
+			if out == nil {
+				out = make([]byte, len(b))
+				copy(out, b[:i])
+			}
+			c += 'a' - 'A'
+		}
+		if out != nil {
+			out[i] = c
+		}
+	}
+	if out == nil {
+		return s
+	}
+	return unsafe.String(unsafe.SliceData(out), len(out))
+}
