@@ -95,15 +95,28 @@ func TypeFor(cfg *policy.Config, rel string) string {
 	}
 }
 
-var slugRun = regexp.MustCompile(`[^a-z0-9._-]+`)
-
-// Slugify lowercases and turns every run of other characters into "-".
+// Slugify lowercases and turns every run of characters other than
+// [a-z0-9._-] into "-". Every byte of a multi-byte rune is such a
+// character, so a byte loop is exact.
 func Slugify(s string) string {
-	s = strings.Trim(slugRun.ReplaceAllString(strings.ToLower(s), "-"), "-")
-	if s == "" {
-		return "untitled"
+	s = guard.Lower(s)
+	b := make([]byte, 0, len(s))
+	inRun := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		keep := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+		switch {
+		case keep:
+			b = append(b, c)
+		case !inRun:
+			b = append(b, '-')
+		}
+		inRun = !keep
 	}
-	return s
+	if out := strings.Trim(string(b), "-"); out != "" {
+		return out
+	}
+	return "untitled"
 }
 
 func stripExt(name string) string {

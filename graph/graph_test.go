@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -197,6 +198,22 @@ func FuzzParseFrontmatter(f *testing.F) {
 			for _, fl := range fm.Fields {
 				_ = graph.Stringify(fl.Value)
 			}
+		}
+	})
+}
+
+func FuzzSlugify(f *testing.F) {
+	for _, s := range []string{"Hello World", "a-!b", "--x--", "Ünï çode!!", "", "README", "a\u00a0b"} {
+		f.Add(s)
+	}
+	re := regexp.MustCompile(`[^a-z0-9._-]+`)
+	f.Fuzz(func(t *testing.T, s string) {
+		want := strings.Trim(re.ReplaceAllString(strings.ToLower(s), "-"), "-")
+		if want == "" {
+			want = "untitled"
+		}
+		if got := graph.Slugify(s); got != want {
+			t.Fatalf("Slugify(%q) = %q, want %q", s, got, want)
 		}
 	})
 }
