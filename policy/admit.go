@@ -54,6 +54,11 @@ type Options struct {
 	// LinkedIgnoreFile is set when any .gitignore in the tree is a link:
 	// Git would follow it, so the policy refuses.
 	LinkedIgnoreFile bool
+	// Listed says every candidate was just found, by a listing that follows
+	// no link, to be a regular single-link file, so Admit does not stat them
+	// again. It changes no decision: Git and the exact block judge the path,
+	// and the reads that follow refuse links and changed files themselves.
+	Listed bool
 }
 
 func unavailable(msg string, cause error) error {
@@ -83,15 +88,17 @@ func Admit(ctx context.Context, ws *workspace.Workspace, candidates []string, op
 	if err := ctx.Err(); err != nil {
 		return nil, reason.Wrap(reason.ProducerUnavailable, "cancelled", err)
 	}
-	// StatMany walks every component without following a link: a candidate
-	// behind a link is missing, a linked candidate is not regular.
-	infos, err := ws.StatMany(cands)
-	if err != nil {
-		return nil, err
-	}
-	for _, info := range infos {
-		if !info.Exists || !info.IsRegular() || info.Nlink != 1 {
-			return nil, reason.New(reason.PathRefused, "a candidate path is not a regular single-link file")
+	if !opt.Listed {
+		// StatMany walks every component without following a link: a candidate
+		// behind a link is missing, a linked candidate is not regular.
+		infos, err := ws.StatMany(cands)
+		if err != nil {
+			return nil, err
+		}
+		for _, info := range infos {
+			if !info.Exists || !info.IsRegular() || info.Nlink != 1 {
+				return nil, reason.New(reason.PathRefused, "a candidate path is not a regular single-link file")
+			}
 		}
 	}
 	var rest []string

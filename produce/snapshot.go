@@ -301,7 +301,9 @@ func Take(ctx context.Context, ws *workspace.Workspace) (*Snapshot, error) {
 	for _, c := range en.markdown {
 		names = append(names, c.rel)
 	}
-	popts := policy.Options{LinkedIgnoreFile: en.linkedIgnore}
+	// Every name was just listed (or, for the policy files, stat'd) as a
+	// regular single-link file, and every read re-checks its file's identity.
+	popts := policy.Options{LinkedIgnoreFile: en.linkedIgnore, Listed: true}
 	adm, err := policy.Admit(ctx, ws, names, popts)
 	if err != nil {
 		return nil, err
