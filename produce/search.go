@@ -137,11 +137,11 @@ func newSearchIndex(s *Snapshot) *searchIndex {
 	}
 	parallel(len(idx.records), func(lo, hi int) {
 		for _, r := range idx.records[lo:hi] {
-			r.lowIDTitle = strings.ToLower(r.id + " " + r.title)
-			r.lowFM = strings.ToLower(r.fmText)
-			r.lowPath = strings.ToLower(r.path)
-			r.lowBody = strings.ToLower(r.body)
-			r.lowEdges = strings.ToLower(r.lowEdges)
+			r.lowIDTitle = guard.Lower(r.id + " " + r.title)
+			r.lowFM = guard.Lower(r.fmText)
+			r.lowPath = guard.Lower(r.path)
+			r.lowBody = guard.Lower(r.body)
+			r.lowEdges = guard.Lower(r.lowEdges)
 		}
 	})
 	return idx
@@ -463,7 +463,7 @@ func bestSnippet(r *searchRecord, phrase string, terms []string, limit int) (str
 	if len(text) == 0 {
 		return "", false
 	}
-	low := []rune(strings.ToLower(string(text)))
+	low := []rune(guard.Lower(string(text)))
 	start := -1
 	for _, needle := range append([]string{phrase}, terms...) {
 		if needle == "" {

@@ -316,6 +316,12 @@ func readAt(dfd int, name string, max int64, want *Info) ([]byte, Info, error) {
 			break
 		}
 		n += m
+		if int64(n) == before.Size {
+			// A read that stops exactly at the expected size reached the
+			// end; growth after it shows in the fstat below. This saves a
+			// second read per file.
+			break
+		}
 	}
 	data = data[:n]
 	if int64(n) > max {
