@@ -41,9 +41,11 @@ type Admission struct {
 	Allowed     []string // UTF-16 sorted, unique
 	Omissions   []Omission
 	Fingerprint string
-	// ExcludesFile is the user's global excludes file Git was told about.
-	ExcludesFile string
-	allowed      map[string]bool
+	// Outside are the files outside the workspace that decided a Git-mode
+	// admission (the user's global Git configs and excludes file), as a
+	// stat said just before Git read them.
+	Outside []Outside
+	allowed map[string]bool
 }
 
 // Admits reports whether rel was admitted.
@@ -110,25 +112,24 @@ func Admit(ctx context.Context, ws *workspace.Workspace, candidates []string, op
 		}
 		rest = append(rest, c)
 	}
-	mode, err := detectMode(ctx, ws)
+	mode, excludes, outside, err := modeAndExcludes(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
 	var ignored map[string]bool
-	excludes := ""
 	if mode == ModeGit {
 		if opt.LinkedIgnoreFile {
 			return nil, unavailable("a .gitignore in the workspace is a link", nil)
 		}
-		excludes = userExcludesFile(ctx)
 		ignored, err = gitIgnored(ctx, ws.Root(), rest, excludes)
 	} else {
+		outside = nil
 		ignored, err = thinPolicy(ws, rest)
 	}
 	if err != nil {
 		return nil, err
 	}
-	a := &Admission{Mode: mode, ExcludesFile: excludes, allowed: map[string]bool{}}
+	a := &Admission{Mode: mode, Outside: outside, allowed: map[string]bool{}}
 	for _, c := range rest {
 		if !ignored[c] {
 			a.Allowed = append(a.Allowed, c)
@@ -169,6 +170,26 @@ func uniqueSorted(xs []string) []string {
 	}
 	sort.Slice(out, func(i, j int) bool { return guard.Less(out[i], out[j]) })
 	return out
+}
+
+// Inputs are the workspace paths, besides every walked directory and
+// .gitignore file, whose change can change an admission: the policy files,
+// and what makes the root a Git worktree and what Git ignores there.
+var Inputs = []string{ThinConfigPath, OverlayPath, ".git", ".git/HEAD", ".git/config", ".git/info", ".git/info/exclude"}
+
+// modeAndExcludes runs the two independent git questions at once: whether
+// the root is a worktree root, and which excludes file the user's Git uses.
+func modeAndExcludes(ctx context.Context, ws *workspace.Workspace) (Mode, string, []Outside, error) {
+	var excludes string
+	var outside []Outside
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		excludes, outside = userExcludes(ctx)
+	}()
+	mode, err := detectMode(ctx, ws)
+	<-done
+	return mode, excludes, outside, err
 }
 
 // detectMode asks git whether the root is exactly a worktree root.
@@ -283,13 +304,13 @@ func AnyIgnored(ctx context.Context, ws *workspace.Workspace, rels []string) (bo
 			return true, nil
 		}
 	}
-	mode, err := detectMode(ctx, ws)
+	mode, excludes, _, err := modeAndExcludes(ctx, ws)
 	if err != nil {
 		return true, err
 	}
 	var ignored map[string]bool
 	if mode == ModeGit {
-		ignored, err = gitIgnored(ctx, ws.Root(), uniqueSorted(rels), userExcludesFile(ctx))
+		ignored, err = gitIgnored(ctx, ws.Root(), uniqueSorted(rels), excludes)
 	} else {
 		ignored, err = thinPolicy(ws, rels)
 	}

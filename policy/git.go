@@ -13,6 +13,7 @@ import (
 
 	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/workspace"
 )
 
 // gitTimeout bounds one git call.
@@ -115,19 +116,36 @@ func lookGit() string {
 	return "/usr/bin/git"
 }
 
-// userExcludesFile is the user's global excludes file, so that what the
-// user's own git ignores stays ignored here. It is read from the global
-// config with a plain `git config --get` (which runs nothing), else Git's
-// default location.
-func userExcludesFile(ctx context.Context) string {
+// Outside is a file outside the workspace whose change can change an
+// admission, with what a stat of it said just before Git read it.
+type Outside struct {
+	Path string
+	Info workspace.Info
+}
+
+// userExcludes is the user's global excludes file, so that what the user's
+// own git ignores stays ignored here, and the files that decided it: the
+// global configs, stat'd before the plain `git config --get` (which runs
+// nothing) reads them, and the excludes file itself, present or not.
+func userExcludes(ctx context.Context) (string, []Outside) {
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
-		return ""
+		return "", nil
 	}
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	var inputs []Outside
+	stat := func(p string) {
+		inputs = append(inputs, Outside{p, workspace.StatPath(p)})
+	}
+	stat(filepath.Join(home, ".gitconfig"))
+	stat(filepath.Join(xdg, "git", "config"))
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, lookGit(), "config", "--global", "--get", "core.excludesFile")
-	cmd.Env = []string{"PATH=" + gitPath, "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}
+	cmd.Env = []string{"PATH=" + gitPath, "HOME=" + home, "XDG_CONFIG_HOME=" + xdg, "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if out, err := cmd.Output(); err == nil {
 		p := strings.TrimSpace(string(out))
@@ -135,16 +153,14 @@ func userExcludesFile(ctx context.Context) string {
 			p = filepath.Join(home, p[2:])
 		}
 		if p != "" {
-			return p
+			stat(p)
+			return p, inputs
 		}
 	}
-	xdg := os.Getenv("XDG_CONFIG_HOME")
-	if xdg == "" {
-		xdg = filepath.Join(home, ".config")
-	}
 	p := filepath.Join(xdg, "git", "ignore")
-	if _, err := os.Stat(p); err == nil {
-		return p
+	stat(p)
+	if inputs[len(inputs)-1].Info.Exists {
+		return p, inputs
 	}
-	return ""
+	return "", inputs
 }

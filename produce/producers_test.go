@@ -360,6 +360,9 @@ func TestFreshness(t *testing.T) {
 }
 
 func TestFreshnessGitIgnore(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
 	root := fixture(t)
 	os.Remove(filepath.Join(root, ".gitignore"))
 	testws.Write(t, root, ".gitignore", ".vivary/private/\n.vivary/runtime/\n")
@@ -377,10 +380,36 @@ func TestFreshnessGitIgnore(t *testing.T) {
 	if q() != "quokka" || q() != "quokka" {
 		t.Fatal("warm query lost the file")
 	}
-	time.Sleep(80 * time.Millisecond)
-	testws.Write(t, root, "notes/.gitignore", "deep/\n")
-	if q() != "" {
-		t.Fatal("newly ignored file still served")
+	// Each input Git decides from, inside the workspace and out, shows on
+	// the very next call; every rule is taken back before the next one.
+	steps := []struct {
+		name       string
+		ignore, un func()
+	}{
+		{"nested .gitignore", func() { testws.Write(t, root, "notes/.gitignore", "deep/\n") },
+			func() { os.Remove(filepath.Join(root, "notes/.gitignore")) }},
+		{".git/info/exclude", func() { testws.Write(t, root, ".git/info/exclude", "notes/deep/\n") },
+			func() { testws.Write(t, root, ".git/info/exclude", "") }},
+		{"the user's default excludes file", func() { testws.Write(t, home, ".config/git/ignore", "quokka.md\n") },
+			func() { os.Remove(filepath.Join(home, ".config/git/ignore")) }},
+		{"the user's ~/.gitconfig", func() {
+			testws.Write(t, home, "elsewhere/ignore", "quokka.md\n")
+			testws.Write(t, home, ".gitconfig", "[core]\n\texcludesFile = ~/elsewhere/ignore\n")
+		}, func() { os.Remove(filepath.Join(home, ".gitconfig")) }},
+	}
+	for _, st := range steps {
+		time.Sleep(80 * time.Millisecond)
+		q() // a snapshot past the racy window, so only the stamps can tell
+		st.ignore()
+		if q() != "" {
+			t.Fatalf("%s: newly ignored file still served", st.name)
+		}
+		time.Sleep(80 * time.Millisecond)
+		q()
+		st.un()
+		if q() != "quokka" {
+			t.Fatalf("%s: file no longer ignored not served", st.name)
+		}
 	}
 }
 

@@ -8,7 +8,6 @@ package produce
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -43,51 +42,62 @@ type Snapshot struct {
 	configFiles []configFile
 	stamps      []stamp
 	racy        bool // some input changed too close to the snapshot to trust its stamps
-	outside     string
-	outsideInfo os.FileInfo
+	outside     []policy.Outside
 }
+
+// afterReads runs between the reads and the proof that the policy held;
+// only tests set it.
+var afterReads func()
 
 // racyWindow covers the coarse clock the kernel stamps files with: a file
 // changed within it of the snapshot may change again with equal stamps.
 const racyWindow = 50 * time.Millisecond
 
-func racy(stamps []stamp, started time.Time) bool {
+func racy(stamps []stamp, outside []policy.Outside, started time.Time) bool {
 	limit := started.Add(-racyWindow).UnixNano()
+	recent := func(i workspace.Info) bool { return i.Mtime >= limit || i.Ctime >= limit }
 	for _, s := range stamps {
-		if s.info.Mtime >= limit || s.info.Ctime >= limit {
+		if recent(s.info) {
+			return true
+		}
+	}
+	for _, o := range outside {
+		if recent(o.Info) {
 			return true
 		}
 	}
 	return false
 }
 
-// Fresh reports whether the snapshot still describes the tree: nothing racy,
-// the root anchored, and every admitted file, walked directory and policy
-// input with the very same identity, size and times.
-func (s *Snapshot) Fresh(ws *workspace.Workspace) bool {
-	if s.racy || ws.Check() != nil {
-		return false
-	}
-	rels := make([]string, len(s.stamps))
-	for i, st := range s.stamps {
+// unchanged reports whether every stamp and outside input still has the
+// very same identity, size and times.
+func unchanged(ws *workspace.Workspace, stamps []stamp, outside []policy.Outside) bool {
+	rels := make([]string, len(stamps))
+	for i, st := range stamps {
 		rels[i] = st.rel
 	}
 	infos, err := ws.StatMany(rels)
 	if err != nil {
 		return false
 	}
-	for i, st := range s.stamps {
+	for i, st := range stamps {
 		if !workspace.Same(st.info, infos[i]) {
 			return false
 		}
 	}
-	if s.outside != "" {
-		now, err := os.Lstat(s.outside)
-		if (err == nil) != (s.outsideInfo != nil) || (err == nil && (now.ModTime() != s.outsideInfo.ModTime() || now.Size() != s.outsideInfo.Size())) {
+	for _, o := range outside {
+		if !workspace.Same(o.Info, workspace.StatPath(o.Path)) {
 			return false
 		}
 	}
 	return true
+}
+
+// Fresh reports whether the snapshot still describes the tree: nothing racy,
+// the root anchored, and every admitted file, walked directory and policy
+// input with the very same identity, size and times.
+func (s *Snapshot) Fresh(ws *workspace.Workspace) bool {
+	return !s.racy && ws.Check() == nil && unchanged(ws, s.stamps, s.outside)
 }
 
 type configFile struct {
@@ -295,6 +305,16 @@ func Take(ctx context.Context, ws *workspace.Workspace) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The policy inputs are stamped before Git or the thin matcher reads
+	// them, so a change at any later moment shows in a stat after the reads.
+	inputs := append([]stamp(nil), en.stamps...)
+	infos, err := ws.StatMany(policy.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	for i, rel := range policy.Inputs {
+		inputs = append(inputs, stamp{rel, infos[i]})
+	}
 	names := make([]string, 0, len(cfgCands)+len(en.markdown))
 	for _, c := range cfgCands {
 		names = append(names, c.rel)
@@ -338,6 +358,9 @@ func Take(ctx context.Context, ws *workspace.Workspace) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	if afterReads != nil {
+		afterReads()
+	}
 	for i, res := range results {
 		switch res.outcome {
 		case "":
@@ -359,28 +382,25 @@ func Take(ctx context.Context, ws *workspace.Workspace) (*Snapshot, error) {
 		}
 		snap.Docs = append(snap.Docs, res.doc)
 	}
-	again, err := policy.Admit(ctx, ws, names, popts)
-	if err != nil {
-		return nil, err
-	}
-	if again.Fingerprint != adm.Fingerprint {
-		return nil, policyUnavailable("the privacy policy changed while the workspace was read")
+	// The policy must have held still while the workspace was read. When no
+	// input it was decided from changed (the same stat proof a warm call
+	// reuses a snapshot on), it did; otherwise admit again and compare.
+	if racy(inputs, adm.Outside, started) || !unchanged(ws, inputs, adm.Outside) {
+		again, err := policy.Admit(ctx, ws, names, popts)
+		if err != nil {
+			return nil, err
+		}
+		if again.Fingerprint != adm.Fingerprint {
+			return nil, policyUnavailable("the privacy policy changed while the workspace was read")
+		}
 	}
 	sort.SliceStable(snap.Docs, func(i, j int) bool { return guard.Less(snap.Docs[i].Path, snap.Docs[j].Path) })
 	snap.Graph = graph.Build(snap.Docs)
 	snap.Complete = col.complete
 	snap.Omissions = rows(col.rows)
-	snap.stamps = append(snap.stamps, en.stamps...)
-	for _, rel := range []string{policy.ThinConfigPath, policy.OverlayPath, ".gitignore", ".git", ".git/config", ".git/info/exclude"} {
-		if info, err := ws.Lstat(rel); err == nil {
-			snap.stamps = append(snap.stamps, stamp{rel, info})
-		}
-	}
-	if x := adm.ExcludesFile; x != "" {
-		snap.outside = x
-		snap.outsideInfo, _ = os.Lstat(x)
-	}
-	snap.racy = col.unstable || racy(snap.stamps, started)
+	snap.stamps = append(snap.stamps, inputs...)
+	snap.outside = adm.Outside
+	snap.racy = col.unstable || racy(snap.stamps, snap.outside, started)
 	if snap.Fingerprint, err = snap.fingerprint(); err != nil {
 		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
 	}

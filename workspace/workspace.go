@@ -426,5 +426,16 @@ func (w *Workspace) statMany(rels []string) ([]Info, error) {
 	return out, nil
 }
 
+// StatPath describes an absolute path outside any workspace without
+// following a final link: a policy input such as the user's Git excludes
+// file. A missing path returns Info{Exists:false}.
+func StatPath(abs string) Info {
+	var st unix.Stat_t
+	if err := unix.Lstat(abs, &st); err != nil {
+		return Info{Name: filepath.Base(abs)}
+	}
+	return infoOf(filepath.Base(abs), &st)
+}
+
 // Same reports whether two infos describe the same unchanged entry.
 func Same(a, b Info) bool { return a.Exists == b.Exists && (!a.Exists || sameFile(a, b)) }

@@ -1,0 +1,75 @@
+package produce
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/vivary-dev/vivary-go/internal/testws"
+	"github.com/vivary-dev/vivary-go/reason"
+)
+
+// A policy input that changes while the documents are read refuses the
+// call: the stat after the reads sees it and a second admission decides.
+func TestPolicyChangedDuringReads(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	userIgnore := filepath.Join(home, ".config", "git", "ignore")
+	cases := []struct {
+		name   string
+		git    bool
+		change func(root string)
+		code   reason.Code
+	}{
+		{"thin block edited", false, func(root string) {
+			appendTo(t, filepath.Join(root, ".gitignore"), "extra/\n")
+		}, reason.PrivacyPolicyUnavailable},
+		{"nested .gitignore added", true, func(root string) {
+			testws.Write(t, root, "notes/.gitignore", "quokka.md\n")
+		}, reason.PrivacyPolicyUnavailable},
+		{"info/exclude edited in place", true, func(root string) {
+			appendTo(t, filepath.Join(root, ".git", "info", "exclude"), "notes/quokka.md\n")
+		}, reason.PrivacyPolicyUnavailable},
+		{"user excludes file created", true, func(string) {
+			os.MkdirAll(filepath.Dir(userIgnore), 0o755)
+			os.WriteFile(userIgnore, []byte("quokka.md\n"), 0o644)
+		}, reason.PrivacyPolicyUnavailable},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			os.Remove(userIgnore)
+			root := testws.Thin(t, map[string]string{"notes/quokka.md": "# Quokka\n\nquokka\n"})
+			if c.git {
+				testws.Git(t, root, "init", "-q")
+			}
+			time.Sleep(80 * time.Millisecond) // past the racy window
+			ws := testws.Bind(t, root)
+			if _, err := Take(context.Background(), ws); err != nil {
+				t.Fatalf("unchanged tree: %v", err)
+			}
+			afterReads = func() { c.change(root) }
+			defer func() { afterReads = nil }()
+			_, err := Take(context.Background(), ws)
+			var re *reason.Error
+			if !errors.As(err, &re) || re.Code != c.code {
+				t.Fatalf("got %v, want %s", err, c.code)
+			}
+		})
+	}
+}
+
+func appendTo(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
