@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vivary-dev/vivary-go/canon"
@@ -72,18 +73,46 @@ func observeCheckout(ctx context.Context, r *Reader, snap *Snapshot) (*observati
 	}
 	o.git = true
 	set(fact{name: "is_git_repository", known: true, value: true})
-	if out, code, err := gitOut(ctx, root, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil {
-		return nil, err
-	} else if code == 0 {
+	// The five reads are independent, so they run at once; status over a
+	// large tree is the slow one. Every call runs with --no-optional-locks
+	// (RunGit), so none of them writes the index.
+	reads := [][]string{
+		{"rev-parse", "--verify", "-q", "HEAD^{commit}"},
+		{"symbolic-ref", "-q", "HEAD"},
+		{"status", "--porcelain=v1", "-z", "--untracked-files=all"},
+		{"remote", "-v"},
+		{"rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}"},
+	}
+	type answer struct {
+		out  string
+		code int
+		err  error
+	}
+	answers := make([]answer, len(reads))
+	var wg sync.WaitGroup
+	for i, args := range reads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := &answers[i]
+			a.out, a.code, a.err = gitOut(ctx, root, args...)
+		}()
+	}
+	wg.Wait()
+	for _, a := range answers {
+		if a.err != nil {
+			return nil, a.err
+		}
+	}
+	head, sym, status, remote, upstream := answers[0], answers[1], answers[2], answers[3], answers[4]
+	if out, code := head.out, head.code; code == 0 {
 		rev := strings.TrimSpace(out)
 		o.headRev = rev
 		set(fact{name: "head_revision", known: true, value: rev})
 	} else {
 		set(fact{name: "head_revision", reason: "head_unresolvable_possibly_unborn_branch"})
 	}
-	if out, code, err := gitOut(ctx, root, "symbolic-ref", "-q", "HEAD"); err != nil {
-		return nil, err
-	} else if code == 0 && strings.HasPrefix(out, "refs/heads/") {
+	if out, code := sym.out, sym.code; code == 0 && strings.HasPrefix(out, "refs/heads/") {
 		o.branch = strings.TrimSpace(strings.TrimPrefix(out, "refs/heads/"))
 		o.headRef = map[string]any{"kind": "branch", "name": o.branch}
 		set(fact{name: "head_ref", known: true, value: o.headRef})
@@ -93,9 +122,7 @@ func observeCheckout(ctx context.Context, r *Reader, snap *Snapshot) (*observati
 	} else {
 		set(fact{name: "head_ref", reason: "head_ref_unresolvable"})
 	}
-	if out, code, err := gitOut(ctx, root, "status", "--porcelain=v1", "-z", "--untracked-files=all"); err != nil {
-		return nil, err
-	} else if code != 0 {
+	if out, code := status.out, status.code; code != 0 {
 		set(fact{name: "is_dirty", reason: "status_unavailable"})
 		set(fact{name: "dirty_entries", reason: "status_unavailable"})
 	} else {
@@ -117,9 +144,7 @@ func observeCheckout(ctx context.Context, r *Reader, snap *Snapshot) (*observati
 			set(fact{name: "dirty_entries", known: true, value: public})
 		}
 	}
-	if out, code, err := gitOut(ctx, root, "remote", "-v"); err != nil {
-		return nil, err
-	} else if code != 0 {
+	if out, code := remote.out, remote.code; code != 0 {
 		set(fact{name: "remotes", reason: "remotes_unreadable"})
 	} else {
 		seen := map[string]bool{}
@@ -133,9 +158,7 @@ func observeCheckout(ctx context.Context, r *Reader, snap *Snapshot) (*observati
 		}
 		set(fact{name: "remotes", known: true, value: o.remotes})
 	}
-	if _, code, err := gitOut(ctx, root, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}"); err != nil {
-		return nil, err
-	} else if code != 0 {
+	if upstream.code != 0 {
 		set(fact{name: "upstream", reason: "no_upstream_configured"})
 	}
 	if info, err := r.ws.Lstat(".git/FETCH_HEAD"); err == nil && info.Exists {
