@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -77,7 +78,15 @@ func selfRSS() int64 {
 func main() {
 	notes := flag.Int("notes", 4997, "typed notes to generate (the scaffold adds 3 Markdown files; 5,000 is the limit)")
 	runs := flag.Int("runs", 15, "calls per measurement")
+	warmRoot := flag.String("warm", "", "internal: measure the warm calls on this workspace in this process and print them")
 	flag.Parse()
+	if *warmRoot != "" {
+		if err := measureWarm(*warmRoot, *runs); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*notes, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -100,12 +109,19 @@ func run(notes, runs int) error {
 	if err := build.Run(); err != nil {
 		return err
 	}
-	root := filepath.Join(tmp, "ws")
-	if err := benchgen.Write(root, notes, 5000); err != nil {
-		return err
+	// The same tree twice: outside Git (the exact ignore block decides) and
+	// as a Git worktree (git check-ignore decides), the usual home of notes.
+	thin, inGit := filepath.Join(tmp, "ws"), filepath.Join(tmp, "git")
+	for _, root := range []string{thin, inGit} {
+		if err := benchgen.Write(root, notes, 5000); err != nil {
+			return err
+		}
+	}
+	if out, err := exec.Command("git", "-C", inGit, "init", "-q").CombinedOutput(); err != nil {
+		return fmt.Errorf("git init: %v\n%s", err, out)
 	}
 	var size int64
-	filepath.Walk(root, func(_ string, info os.FileInfo, _ error) error {
+	filepath.Walk(thin, func(_ string, info os.FileInfo, _ error) error {
 		if info != nil && info.Mode().IsRegular() {
 			size += info.Size()
 		}
@@ -116,7 +132,71 @@ func run(notes, runs int) error {
 
 	// --hidden: the notes live under .vivary/, which rg skips by default; the
 	// floor must read the same files the producers read.
-	floorCmd := &cold{name: rg, args: []string{"--hidden", "-c", "quokka", root}}
+	floorCmd := &cold{name: rg, args: []string{"--hidden", "-c", "quokka", thin}}
+	cmds := []*cold{floorCmd}
+	var names []string
+	for _, root := range []string{thin, inGit} {
+		suffix := ""
+		if root == inGit {
+			suffix = " (git)"
+		}
+		for _, c := range callNames {
+			names = append(names, c+suffix)
+			args := []string{c, "--workspace", root, "--json"}
+			if c != "check" {
+				args = append(args, "quokka", "privacy")
+			}
+			cmds = append(cmds, &cold{name: bin, args: args})
+		}
+	}
+	if err := spawnInterleaved(runs, cmds); err != nil {
+		return err
+	}
+	// Warm calls run in one child process per workspace, as one vivary-mcp
+	// serves one workspace, so its peak RSS is that of one snapshot.
+	var warm []stats
+	var warmRSS []int64
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	for _, root := range []string{thin, inGit} {
+		out, err := exec.Command(self, "-warm", root, "-runs", fmt.Sprint(runs)).Output()
+		if err != nil {
+			return fmt.Errorf("warm calls: %v", err)
+		}
+		var rep warmReport
+		if err := json.Unmarshal(out, &rep); err != nil {
+			return fmt.Errorf("warm calls: %v", err)
+		}
+		for _, ds := range rep.Calls {
+			warm = append(warm, summarize(ds, rep.PeakKiB))
+		}
+		warmRSS = append(warmRSS, rep.PeakKiB)
+	}
+	floor := summarize(floorCmd.ds, floorCmd.peak)
+	const row = "%-14s %12v %12v %8dMi %12v %12v %8.1fx\n"
+	fmt.Printf("%-14s %12s %12s %10s %12s %12s %9s\n", "call", "cold median", "cold p95", "cold RSS", "warm median", "warm p95", "cold/rg")
+	fmt.Printf("%-14s %12v %12v %8dMi %12s %12s %9s\n", "rg", floor.median.Round(time.Microsecond), floor.p95.Round(time.Microsecond), floor.rssKiB/1024, "-", "-", "1.0x")
+	for i, name := range names {
+		cold := summarize(cmds[i+1].ds, cmds[i+1].peak)
+		fmt.Printf(row, name, cold.median.Round(time.Microsecond), cold.p95.Round(time.Microsecond),
+			cold.rssKiB/1024, warm[i].median.Round(time.Microsecond), warm[i].p95.Round(time.Microsecond), float64(cold.median)/float64(floor.median))
+	}
+	fmt.Printf("\nwarm process peak RSS: %d MiB outside Git, %d MiB in Git\n", warmRSS[0]/1024, warmRSS[1]/1024)
+	return nil
+}
+
+var callNames = []string{"query", "find", "check", "capsule"}
+
+type warmReport struct {
+	Calls   [][]time.Duration
+	PeakKiB int64
+}
+
+// measureWarm loads one snapshot, then times runs calls of each producer on
+// the unchanged tree, rotating five questions, and prints a warmReport.
+func measureWarm(root string, runs int) error {
 	ws, err := workspace.Bind(root)
 	if err != nil {
 		return err
@@ -125,55 +205,40 @@ func run(notes, runs int) error {
 	r := produce.NewReader(ws)
 	ctx := context.Background()
 	queries := []string{"quokka privacy", "snapshot cache budget", "wombat gate verification", "dingo frame timeout", "how does the policy admit paths"}
-	calls := []struct {
-		name string
-		cold []string
-		warm func(i int) error
-	}{
-		{"query", []string{"query", "--workspace", root, "--json", "quokka", "privacy"}, func(i int) error {
+	calls := map[string]func(i int) error{
+		"query": func(i int) error {
 			_, err := r.Query(ctx, produce.QueryArgs{Text: queries[i%len(queries)], Limit: 10, SnippetChars: 160})
 			return err
-		}},
-		{"find", []string{"find", "--workspace", root, "--json", "quokka", "privacy"}, func(i int) error {
+		},
+		"find": func(i int) error {
 			_, err := r.Find(ctx, produce.FindArgs{Question: queries[i%len(queries)], Limit: 5, Budget: 1200})
 			return err
-		}},
-		{"check", []string{"check", "--workspace", root, "--json"}, func(int) error {
+		},
+		"check": func(int) error {
 			_, err := r.Check(ctx, produce.CheckArgs{})
 			return err
-		}},
-		{"capsule", []string{"capsule", "--workspace", root, "--json", "quokka", "privacy"}, func(i int) error {
+		},
+		"capsule": func(i int) error {
 			_, err := r.Capsule(ctx, produce.CapsuleArgs{Question: queries[i%len(queries)], MaxClaims: 24})
 			return err
-		}},
+		},
 	}
-	cmds := []*cold{floorCmd}
-	for _, c := range calls {
-		cmds = append(cmds, &cold{name: bin, args: c.cold})
-	}
-	if err := spawnInterleaved(runs, cmds); err != nil {
-		return err
-	}
-	floor := summarize(floorCmd.ds, floorCmd.peak)
-	fmt.Printf("%-8s %12s %12s %10s %12s %12s %9s\n", "call", "cold median", "cold p95", "cold RSS", "warm median", "warm p95", "cold/rg")
-	fmt.Printf("%-8s %12v %12v %8dMi %12s %12s %9s\n", "rg", floor.median.Round(time.Microsecond), floor.p95.Round(time.Microsecond), floor.rssKiB/1024, "-", "-", "1.0x")
-	for i, c := range calls {
-		cold := summarize(cmds[i+1].ds, cmds[i+1].peak)
-		if err := c.warm(0); err != nil { // load the snapshot once
+	var rep warmReport
+	for _, name := range callNames {
+		call := calls[name]
+		if err := call(0); err != nil { // load the snapshot once
 			return err
 		}
 		var ds []time.Duration
 		for i := 0; i < runs; i++ {
 			start := time.Now()
-			if err := c.warm(i); err != nil {
+			if err := call(i); err != nil {
 				return err
 			}
 			ds = append(ds, time.Since(start))
 		}
-		warm := summarize(ds, selfRSS())
-		fmt.Printf("%-8s %12v %12v %8dMi %12v %12v %8.1fx\n", c.name, cold.median.Round(time.Microsecond), cold.p95.Round(time.Microsecond),
-			cold.rssKiB/1024, warm.median.Round(time.Microsecond), warm.p95.Round(time.Microsecond), float64(cold.median)/float64(floor.median))
+		rep.Calls = append(rep.Calls, ds)
 	}
-	fmt.Printf("\nwarm process peak RSS: %d MiB\n", selfRSS()/1024)
-	return nil
+	rep.PeakKiB = selfRSS()
+	return json.NewEncoder(os.Stdout).Encode(rep)
 }
