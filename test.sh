@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Runs every test of every module in go.work: vet, the unit and end-to-end
+# Runs every test of every module in go.work: gofmt, vet, the unit and end-to-end
 # tests, the race detector on the packages that start goroutines, and the
 # interop check that drives vivary-mcp with the TypeScript SDK clients.
 set -euo pipefail
 cd "$(dirname "$0")"
+unformatted=$(gofmt -l .)
+if [ -n "$unformatted" ]; then
+  echo "gofmt: these files need gofmt -w:" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
 for dir in $(go list -m -f '{{.Dir}}'); do
   echo "== $(basename "$dir")"
   (cd "$dir" && go vet ./... && go test -count=1 ./...)
