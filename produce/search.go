@@ -444,7 +444,26 @@ func fnmatchRegexp(glob string) *regexp.Regexp {
 	return re
 }
 
-var spaceRun = regexp.MustCompile(`\s+`)
+// collapseSpace is strings.TrimSpace of s after every run of RE2's \s
+// (tab, newline, form feed, carriage return, space) became one space, in
+// one pass: it runs on the whole body of every hit.
+func collapseSpace(s string) string {
+	b := make([]byte, 0, len(s))
+	pending := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case ' ', '\t', '\n', '\f', '\r':
+			pending = true
+		default:
+			if pending && len(b) > 0 {
+				b = append(b, ' ')
+			}
+			pending = false
+			b = append(b, c)
+		}
+	}
+	return strings.TrimSpace(string(b))
+}
 
 // bestSnippet is a window of at most limit characters of the collapsed body
 // around the earliest match, with "..." where it was cut.
@@ -459,11 +478,12 @@ func bestSnippet(r *searchRecord, phrase string, terms []string, limit int) (str
 	if src == "" {
 		src = r.title
 	}
-	text := []rune(strings.TrimSpace(spaceRun.ReplaceAllString(src, " ")))
-	if len(text) == 0 {
+	collapsed := collapseSpace(src)
+	if collapsed == "" {
 		return "", false
 	}
-	low := []rune(guard.Lower(string(text)))
+	// Lowering maps rune to rune, so indexes into low are indexes into text.
+	text, low := []rune(collapsed), []rune(guard.Lower(collapsed))
 	start := -1
 	for _, needle := range append([]string{phrase}, terms...) {
 		if needle == "" {
