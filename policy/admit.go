@@ -185,7 +185,7 @@ func modeAndExcludes(ctx context.Context, ws *workspace.Workspace) (Mode, string
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		excludes, outside = userExcludes(ctx)
+		excludes, outside = userExcludes(ctx, ws.Root())
 	}()
 	mode, err := detectMode(ctx, ws)
 	<-done

@@ -123,11 +123,14 @@ type Outside struct {
 	Info workspace.Info
 }
 
-// userExcludes is the user's global excludes file, so that what the user's
-// own git ignores stays ignored here, and the files that decided it: the
-// global configs, stat'd before the plain `git config --get` (which runs
-// nothing) reads them, and the excludes file itself, present or not.
-func userExcludes(ctx context.Context) (string, []Outside) {
+// userExcludes is the excludes file the user's own Git uses in root (its
+// core.excludesFile, the repository's value over the global one, else Git's
+// default location), so that what the user's git ignores stays ignored here;
+// and the files that decided it: the global configs, stat'd before the
+// plain `git config --get` (which runs nothing) reads them, and the excludes
+// file itself, present or not. The repository's own config is a workspace
+// input (Inputs).
+func userExcludes(ctx context.Context, root string) (string, []Outside) {
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
 		return "", nil
@@ -144,17 +147,17 @@ func userExcludes(ctx context.Context) (string, []Outside) {
 	stat(filepath.Join(xdg, "git", "config"))
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, lookGit(), "config", "--global", "--get", "core.excludesFile")
+	cmd := exec.CommandContext(ctx, lookGit(), "-C", root, "config", "--path", "--get", "core.excludesFile")
 	cmd.Env = []string{"PATH=" + gitPath, "HOME=" + home, "XDG_CONFIG_HOME=" + xdg, "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if out, err := cmd.Output(); err == nil {
-		p := strings.TrimSpace(string(out))
-		if strings.HasPrefix(p, "~/") {
-			p = filepath.Join(home, p[2:])
-		}
-		if p != "" {
-			stat(p)
-			return p, inputs
+		if p := strings.TrimSuffix(string(out), "\n"); p != "" {
+			abs := p
+			if !filepath.IsAbs(abs) {
+				abs = filepath.Join(root, abs) // git reads it from the worktree root
+			}
+			stat(abs)
+			return abs, inputs
 		}
 	}
 	p := filepath.Join(xdg, "git", "ignore")

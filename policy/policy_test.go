@@ -340,3 +340,50 @@ func TestSensitiveNameTable(t *testing.T) {
 		}
 	}
 }
+
+// The excludes file the user's own Git would use is honoured: the global
+// core.excludesFile, Git's default location, and a repository's own
+// core.excludesFile, which wins over the global one as it does in Git. Each
+// file that decided it is reported for revalidation.
+func TestUserExcludesFile(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	root := filepath.Join(t.TempDir(), "repo")
+	os.MkdirAll(root, 0o755)
+	testws.Git(t, root, "init", "-q")
+	paths := []string{"a.md", "b.md", "c.md"}
+	for _, p := range paths {
+		testws.Write(t, root, p, "x\n")
+	}
+	admitted := func() (string, []string) {
+		t.Helper()
+		a, err := policy.Admit(context.Background(), bind(t, root), paths, policy.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var outside []string
+		for _, o := range a.Outside {
+			outside = append(outside, strings.TrimPrefix(o.Path, home))
+		}
+		return strings.Join(a.Allowed, ","), outside
+	}
+	if got, outside := admitted(); got != "a.md,b.md,c.md" || strings.Join(outside, " ") != "/.gitconfig /.config/git/config /.config/git/ignore" {
+		t.Fatalf("no excludes: %s %v", got, outside)
+	}
+	testws.Write(t, home, ".config/git/ignore", "a.md\n")
+	if got, _ := admitted(); got != "b.md,c.md" {
+		t.Fatalf("default excludes file: %s", got)
+	}
+	testws.Write(t, home, "global-ignore", "b.md\n")
+	testws.Write(t, home, ".gitconfig", "[core]\n\texcludesFile = ~/global-ignore\n")
+	if got, outside := admitted(); got != "a.md,c.md" || outside[len(outside)-1] != "/global-ignore" {
+		t.Fatalf("global core.excludesFile: %s %v", got, outside)
+	}
+	repoIgnore := filepath.Join(t.TempDir(), "repo-ignore")
+	os.WriteFile(repoIgnore, []byte("c.md\n"), 0o644)
+	testws.Git(t, root, "config", "core.excludesFile", repoIgnore)
+	if got, outside := admitted(); got != "a.md,b.md" || outside[len(outside)-1] != repoIgnore {
+		t.Fatalf("repository core.excludesFile: %s %v", got, outside)
+	}
+}
