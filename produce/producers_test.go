@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -470,6 +471,50 @@ func TestCancellation(t *testing.T) {
 	}
 	if time.Since(start) > 50*time.Millisecond {
 		t.Fatalf("cancelled query took %v", time.Since(start))
+	}
+}
+
+// A cancel while git runs ends every producer promptly: .git/info/exclude
+// is a FIFO, so git check-ignore blocks opening it until it is killed.
+func TestCancellationKillsARunningGit(t *testing.T) {
+	root := fixture(t)
+	testws.Git(t, root, "init", "-q")
+	exclude := filepath.Join(root, ".git", "info", "exclude")
+	os.Remove(exclude)
+	if err := syscall.Mkfifo(exclude, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	ws := bindWS(t, root)
+	calls := map[string]func(context.Context) error{
+		"query": func(ctx context.Context) error {
+			_, err := produce.Query(ctx, ws, produce.QueryArgs{Text: "quokka", Limit: 1})
+			return err
+		},
+		"find": func(ctx context.Context) error {
+			_, err := produce.Find(ctx, ws, produce.FindArgs{Question: "quokka", Limit: 1, Budget: 1200})
+			return err
+		},
+		"check": func(ctx context.Context) error {
+			_, err := produce.Check(ctx, ws, produce.CheckArgs{})
+			return err
+		},
+		"capsule": func(ctx context.Context) error {
+			_, err := produce.CapsuleFor(ctx, ws, produce.CapsuleArgs{Question: "quokka", MaxClaims: 24})
+			return err
+		},
+	}
+	for name, call := range calls {
+		ctx, cancel := context.WithCancel(bg)
+		var cancelled time.Time
+		time.AfterFunc(200*time.Millisecond, func() { cancelled = time.Now(); cancel() })
+		err := call(ctx)
+		took := time.Since(cancelled)
+		if reason.Of(err) != reason.ProducerUnavailable {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if took > 50*time.Millisecond {
+			t.Errorf("%s returned %v after the cancel", name, took)
+		}
 	}
 }
 
