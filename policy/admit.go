@@ -41,9 +41,9 @@ type Admission struct {
 	Allowed     []string // UTF-16 sorted, unique
 	Omissions   []Omission
 	Fingerprint string
-	// Outside are the files outside the workspace that decided a Git-mode
-	// admission (the user's global Git configs and excludes file), as a
-	// stat said just before Git read them.
+	// Outside are the files that decided a Git-mode admission besides the
+	// workspace's own (the user's global Git configs and the excludes file
+	// Git uses), as a stat said just before Git read them.
 	Outside []Outside
 	allowed map[string]bool
 }
