@@ -31,50 +31,67 @@ func benchReader(b *testing.B) *produce.Reader {
 	return r
 }
 
-func BenchmarkQueryWarm(b *testing.B) {
+// producerCalls are the four producers as a warm call on r.
+var producerCalls = []struct {
+	name string
+	call func(r *produce.Reader) error
+}{
+	{"query", func(r *produce.Reader) error {
+		_, err := r.Query(bg, produce.QueryArgs{Text: "quokka privacy", Limit: 10, SnippetChars: 160})
+		return err
+	}},
+	{"find", func(r *produce.Reader) error {
+		_, err := r.Find(bg, produce.FindArgs{Question: "how does the snapshot cache work", Limit: 5, Budget: 1200})
+		return err
+	}},
+	{"check", func(r *produce.Reader) error {
+		_, err := r.Check(bg, produce.CheckArgs{})
+		return err
+	}},
+	{"capsule", func(r *produce.Reader) error {
+		_, err := r.Capsule(bg, produce.CapsuleArgs{Question: "quokka privacy", MaxClaims: 24})
+		return err
+	}},
+}
+
+// BenchmarkWarm is each producer on a Reader whose snapshot is reused after
+// its revalidation, as in a long-running vivary-mcp.
+func BenchmarkWarm(b *testing.B) {
 	r := benchReader(b)
-	for b.Loop() {
-		if _, err := r.Query(bg, produce.QueryArgs{Text: "quokka privacy", Limit: 10, SnippetChars: 160}); err != nil {
-			b.Fatal(err)
-		}
+	for _, p := range producerCalls {
+		b.Run(p.name, func(b *testing.B) {
+			if err := p.call(r); err != nil { // the search index, once
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if err := p.call(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
-func BenchmarkFindWarm(b *testing.B) {
-	r := benchReader(b)
-	for b.Loop() {
-		if _, err := r.Find(bg, produce.FindArgs{Question: "how does the snapshot cache work", Limit: 5, Budget: 1200}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkCheckWarm(b *testing.B) {
-	r := benchReader(b)
-	for b.Loop() {
-		if _, err := r.Check(bg, produce.CheckArgs{}); err != nil {
-			b.Fatal(err)
-		}
+// BenchmarkCold is each producer on a fresh Reader: the snapshot, and for
+// query and find the search index and term scans, as a fresh `vivary`
+// process does them (less the process start).
+func BenchmarkCold(b *testing.B) {
+	ws := benchReader(b).Workspace()
+	for _, p := range producerCalls {
+		b.Run(p.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := p.call(produce.NewReader(ws)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
 func BenchmarkSnapshotCold(b *testing.B) {
-	r := benchReader(b)
-	ws := r.Workspace()
+	ws := benchReader(b).Workspace()
 	for b.Loop() {
 		if _, err := produce.Take(bg, ws); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkQueryCold is one query on a fresh Reader: snapshot, search
-// index and term scans, as a fresh `vivary query` process does them.
-func BenchmarkQueryCold(b *testing.B) {
-	r := benchReader(b)
-	ws := r.Workspace()
-	for b.Loop() {
-		if _, err := produce.NewReader(ws).Query(bg, produce.QueryArgs{Text: "quokka privacy", Limit: 10, SnippetChars: 160}); err != nil {
 			b.Fatal(err)
 		}
 	}
