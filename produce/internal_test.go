@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/vivary-dev/vivary-go/internal/testws"
+	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/workspace"
 )
 
 // A policy input that changes while the documents are read refuses the
@@ -86,4 +88,30 @@ func FuzzCollapseSpace(f *testing.F) {
 			t.Fatalf("collapseSpace(%q) = %q, want %q", s, got, want)
 		}
 	})
+}
+
+// Stamps from a filesystem with coarse times prove nothing, so such a tree
+// is never trusted unchanged; fine-grained old stamps and missing entries are.
+func TestRacyStamps(t *testing.T) {
+	started := time.Now()
+	old := started.Add(-time.Hour).UnixNano()
+	cases := []struct {
+		name string
+		info workspace.Info
+		racy bool
+	}{
+		{"old, nanosecond times", workspace.Info{Exists: true, Mtime: old + 123, Ctime: old + 456}, false},
+		{"missing", workspace.Info{}, false},
+		{"changed within the window", workspace.Info{Exists: true, Mtime: old + 1, Ctime: started.Add(-10*time.Millisecond).UnixNano() + 7}, true},
+		{"whole-second times (FAT, ext3)", workspace.Info{Exists: true, Mtime: old - old%1e9, Ctime: old - old%1e9}, true},
+		{"restored whole-second mtime, kernel ctime", workspace.Info{Exists: true, Mtime: old - old%1e9, Ctime: old + 456}, false},
+	}
+	for _, c := range cases {
+		if got := racy([]stamp{{"a.md", c.info}}, nil, started); got != c.racy {
+			t.Errorf("%s: racy = %v", c.name, got)
+		}
+		if got := racy(nil, []policy.Outside{{Path: "/x", Info: c.info}}, started); got != c.racy {
+			t.Errorf("%s outside: racy = %v", c.name, got)
+		}
+	}
 }

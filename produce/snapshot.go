@@ -53,9 +53,17 @@ var afterReads func()
 // changed within it of the snapshot may change again with equal stamps.
 const racyWindow = 50 * time.Millisecond
 
+// racy reports stamps that cannot prove a file unchanged: times within the
+// racy window of the start, or a change time in whole milliseconds. Linux
+// sets the change time itself, from a clock with nanosecond values; whole
+// milliseconds mean a filesystem that keeps coarse times (FAT, exFAT, some
+// network mounts: seconds), where a rewrite of the same size can leave
+// every stamp as it was. Such a tree is read afresh on every call.
 func racy(stamps []stamp, outside []policy.Outside, started time.Time) bool {
 	limit := started.Add(-racyWindow).UnixNano()
-	recent := func(i workspace.Info) bool { return i.Mtime >= limit || i.Ctime >= limit }
+	recent := func(i workspace.Info) bool {
+		return i.Exists && (i.Mtime >= limit || i.Ctime >= limit || i.Ctime%int64(time.Millisecond) == 0)
+	}
 	for _, s := range stamps {
 		if recent(s.info) {
 			return true
