@@ -65,46 +65,37 @@ func hasControl(s string) bool {
 	return false
 }
 
-// Lower is strings.ToLower, eight bytes at a time for ASCII text.
+// upperBytes marks (0x80) the upper-case bytes of eight ASCII bytes: adding
+// 0x3f carries a byte past 0x7f when it is >= 'A', adding 0x25 when it is
+// > 'Z', and ASCII bytes never carry into their neighbour.
+func upperBytes(w uint64) uint64 { return (w + ones*0x3f) &^ (w + ones*0x25) & highs }
+
+// Lower is strings.ToLower, eight bytes at a time for ASCII text. Text with
+// no upper case is returned as it is.
 func Lower(s string) string {
 	if !isASCII(s) {
 		return strings.ToLower(s)
 	}
 	b := bytesOf(s)
-	var out []byte
-	for i := 0; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		// A byte is upper case when adding 0x3f carries it past 0x7f (>= 'A')
-		// and adding 0x25 does not (<= 'Z'); ASCII bytes never carry into
-		// their neighbour.
-		upper := (w + ones*0x3f) &^ (w + ones*0x25) & highs
-		if upper == 0 {
-			if out != nil {
-				binary.LittleEndian.PutUint64(out[i:], w)
-			}
-			continue
-		}
-		if out == nil {
-			out = make([]byte, len(b))
-			copy(out, b[:i])
-		}
-		binary.LittleEndian.PutUint64(out[i:], w|upper>>2)
+	i := 0
+	for i+8 <= len(b) && upperBytes(binary.LittleEndian.Uint64(b[i:])) == 0 {
+		i += 8
 	}
-	for i := len(b) &^ 7; i < len(b); i++ {
-		c := b[i]
-		if c >= 'A' && c <= 'Z' {
-			if out == nil {
-				out = make([]byte, len(b))
-				copy(out, b[:i])
-			}
-			c += 'a' - 'A'
-		}
-		if out != nil {
-			out[i] = c
-		}
+	for i < len(b) && i+8 > len(b) && (b[i] < 'A' || b[i] > 'Z') {
+		i++
 	}
-	if out == nil {
+	if i == len(b) {
 		return s
+	}
+	out := append([]byte(nil), b...)
+	for ; i+8 <= len(out); i += 8 {
+		w := binary.LittleEndian.Uint64(out[i:])
+		binary.LittleEndian.PutUint64(out[i:], w|upperBytes(w)>>2)
+	}
+	for ; i < len(out); i++ {
+		if c := out[i]; c >= 'A' && c <= 'Z' {
+			out[i] = c + 'a' - 'A'
+		}
 	}
 	return unsafe.String(unsafe.SliceData(out), len(out))
 }
