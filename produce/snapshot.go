@@ -436,7 +436,8 @@ func (s *Snapshot) loadConfig(ws *workspace.Workspace, cands []candidate, thin b
 			return legacyFail("git_ignored")
 		}
 		want := c.info
-		data, info, err := ws.ReadFile(c.rel, limits.MaxFileBytes, &want)
+		// Its stamp is among the policy inputs Take stamped before this read.
+		data, _, err := ws.ReadFile(c.rel, limits.MaxFileBytes, &want)
 		if err == workspace.ErrTooLarge {
 			return nil, 0, workLimit("a workspace policy file is over the 1 MiB limit")
 		}
@@ -447,7 +448,6 @@ func (s *Snapshot) loadConfig(ws *workspace.Workspace, cands []candidate, thin b
 			return legacyFail("unavailable")
 		}
 		budget -= int64(len(data))
-		s.stamps = append(s.stamps, stamp{c.rel, info})
 		text := string(data)
 		if guard.Credential(text, guard.Producer) || guard.ContainsRoot(text, ws.Root()) {
 			if thin {
