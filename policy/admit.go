@@ -179,6 +179,8 @@ var Inputs = []string{ThinConfigPath, OverlayPath, ".git", ".git/HEAD", ".git/co
 
 // modeAndExcludes runs the two independent git questions at once: whether
 // the root is a worktree root, and which excludes file the user's Git uses.
+// Outside Git the second answer goes unused; asking it anyway keeps it off
+// the critical path of a Git workspace.
 func modeAndExcludes(ctx context.Context, ws *workspace.Workspace) (Mode, string, []Outside, error) {
 	var excludes string
 	var outside []Outside
