@@ -19,6 +19,15 @@ import (
 
 var bind = testws.Bind
 
+// gitRepo is a new, empty Git worktree.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "repo")
+	os.MkdirAll(root, 0o755)
+	testws.Git(t, root, "init", "-q")
+	return root
+}
+
 func codeOf(err error) reason.Code {
 	if err == nil {
 		return ""
@@ -182,9 +191,7 @@ func genTree(t *testing.T, root string, rng *rand.Rand, n int) []string {
 func TestGitPolicyAgreesWithGit(t *testing.T) {
 	total := 0
 	for seed := int64(1); seed <= 8; seed++ {
-		root := filepath.Join(t.TempDir(), "repo")
-		os.MkdirAll(root, 0o755)
-		testws.Git(t, root, "init", "-q")
+		root := gitRepo(t)
 		rng := rand.New(rand.NewSource(seed))
 		files := genTree(t, root, rng, 30)
 		a, err := policy.Admit(context.Background(), bind(t, root), files, policy.Options{})
@@ -208,9 +215,7 @@ func TestGitPolicyAgreesWithGit(t *testing.T) {
 }
 
 func TestThinBlockAgreesWithGit(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "repo")
-	os.MkdirAll(root, 0o755)
-	testws.Git(t, root, "init", "-q")
+	root := gitRepo(t)
 	testws.Write(t, root, ".gitignore", policy.GitignoreBlock)
 	var paths []string
 	for _, d := range []string{"", ".vivary", ".vivary/runtime/deep", ".vivary/runtime", ".vivary/privately", "x.vivary-tmp", "a/.vivary/runtime", "notes", "notes/y.vivary-tmp"} {
@@ -241,9 +246,7 @@ func TestThinBlockAgreesWithGit(t *testing.T) {
 
 func TestGitFailsClosed(t *testing.T) {
 	t.Run("linked gitignore", func(t *testing.T) {
-		root := filepath.Join(t.TempDir(), "repo")
-		os.MkdirAll(root, 0o755)
-		testws.Git(t, root, "init", "-q")
+		root := gitRepo(t)
 		testws.Write(t, root, "x.md", "x")
 		_, err := policy.Admit(context.Background(), bind(t, root), []string{"x.md"}, policy.Options{LinkedIgnoreFile: true})
 		if codeOf(err) != reason.PrivacyPolicyUnavailable {
@@ -263,9 +266,7 @@ func TestGitFailsClosed(t *testing.T) {
 		}
 	})
 	t.Run("fsmonitor is never run", func(t *testing.T) {
-		root := filepath.Join(t.TempDir(), "repo")
-		os.MkdirAll(root, 0o755)
-		testws.Git(t, root, "init", "-q")
+		root := gitRepo(t)
 		marker := filepath.Join(t.TempDir(), "ran")
 		testws.Git(t, root, "config", "core.fsmonitor", "touch "+marker)
 		testws.Write(t, root, "x.md", "x")
@@ -277,9 +278,7 @@ func TestGitFailsClosed(t *testing.T) {
 		}
 	})
 	t.Run("inherited GIT_DIR is ignored", func(t *testing.T) {
-		root := filepath.Join(t.TempDir(), "repo")
-		os.MkdirAll(root, 0o755)
-		testws.Git(t, root, "init", "-q")
+		root := gitRepo(t)
 		testws.Write(t, root, ".gitignore", "x.md\n")
 		testws.Write(t, root, "x.md", "x")
 		other := filepath.Join(t.TempDir(), "other")
@@ -293,9 +292,7 @@ func TestGitFailsClosed(t *testing.T) {
 		}
 	})
 	t.Run("cancelled", func(t *testing.T) {
-		root := filepath.Join(t.TempDir(), "repo")
-		os.MkdirAll(root, 0o755)
-		testws.Git(t, root, "init", "-q")
+		root := gitRepo(t)
 		testws.Write(t, root, "x.md", "x")
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -349,9 +346,7 @@ func TestUserExcludesFile(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
-	root := filepath.Join(t.TempDir(), "repo")
-	os.MkdirAll(root, 0o755)
-	testws.Git(t, root, "init", "-q")
+	root := gitRepo(t)
 	paths := []string{"a.md", "b.md", "c.md"}
 	for _, p := range paths {
 		testws.Write(t, root, p, "x\n")
