@@ -1,31 +1,21 @@
 // Package policy owns privacy admission and the type policy of a workspace.
 // Admission decides, before any byte of a candidate is read, which paths may
 // be read at all: secret-looking names never, Git-ignored paths never (Git
-// itself is asked once the root is exactly a worktree root), and before
-// `git init` only the exact generated .gitignore block is accepted. Every
-// failure fails closed. This package never writes and never follows a link.
+// itself is asked whenever the root lies in a worktree, from that
+// worktree's root), and outside Git only exact copies of the generated
+// .gitignore block are accepted. Every failure fails closed. This package
+// never writes and never follows a link.
 package policy
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"path/filepath"
 	"sort"
-	"strconv"
 
 	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/reason"
 	"github.com/vivary-dev/vivary-go/workspace"
-)
-
-// Mode says which ignore policy applied.
-type Mode string
-
-const (
-	ModeGit  Mode = "git"  // the root is exactly a Git worktree root
-	ModeThin Mode = "thin" // outside Git, or nested in a larger worktree
 )
 
 // Omission is one counted row of excluded paths.
@@ -53,9 +43,11 @@ func (a *Admission) Admits(rel string) bool { return a.allowed[rel] }
 
 // Options carry facts the caller's walk observed.
 type Options struct {
-	// LinkedIgnoreFile is set when any .gitignore in the tree is a link:
-	// Git would follow it, so the policy refuses.
-	LinkedIgnoreFile bool
+	// IgnoreFiles are the paths of every entry named .gitignore the walk
+	// met, of any type. In a worktree a linked one refuses (Git skips it,
+	// so its rules would silently not apply); outside Git each nested one
+	// must be an exact copy of the generated block.
+	IgnoreFiles []string
 	// Listed says every candidate was just found, by a listing that follows
 	// no link, to be a regular single-link file, so Admit does not stat them
 	// again. It changes no decision: Git and the exact block judge the path,
@@ -112,24 +104,15 @@ func Admit(ctx context.Context, ws *workspace.Workspace, candidates []string, op
 		}
 		rest = append(rest, c)
 	}
-	mode, excludes, outside, err := modeAndExcludes(ctx, ws)
+	ig, err := newIgnorer(ctx, ws, opt.IgnoreFiles)
 	if err != nil {
 		return nil, err
 	}
-	var ignored map[string]bool
-	if mode == ModeGit {
-		if opt.LinkedIgnoreFile {
-			return nil, unavailable("a .gitignore in the workspace is a link", nil)
-		}
-		ignored, err = gitIgnored(ctx, ws.Root(), rest, excludes)
-	} else {
-		outside = nil
-		ignored, err = thinPolicy(ws, rest)
-	}
+	ignored, err := ig.ignored(ctx, rest)
 	if err != nil {
 		return nil, err
 	}
-	a := &Admission{Mode: mode, Outside: outside, allowed: map[string]bool{}}
+	a := &Admission{Mode: ig.mode, Outside: ig.site.outside, allowed: map[string]bool{}}
 	for _, c := range rest {
 		if !ignored[c] {
 			a.Allowed = append(a.Allowed, c)
@@ -177,116 +160,6 @@ func uniqueSorted(xs []string) []string {
 // and what makes the root a Git worktree and what Git ignores there.
 var Inputs = []string{ThinConfigPath, OverlayPath, ".git", ".git/HEAD", ".git/config", ".git/info", ".git/info/exclude"}
 
-// modeAndExcludes runs the two independent git questions at once: whether
-// the root is a worktree root, and which excludes file the user's Git uses.
-// Outside Git the second answer goes unused; asking it anyway keeps it off
-// the critical path of a Git workspace.
-func modeAndExcludes(ctx context.Context, ws *workspace.Workspace) (Mode, string, []Outside, error) {
-	var excludes string
-	var outside []Outside
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		excludes, outside = userExcludes(ctx, ws.Root())
-	}()
-	mode, err := detectMode(ctx, ws)
-	<-done
-	return mode, excludes, outside, err
-}
-
-// detectMode asks git whether the root is exactly a worktree root.
-func detectMode(ctx context.Context, ws *workspace.Workspace) (Mode, error) {
-	out, code, err := RunGit(ctx, ws.Root(), nil, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return "", gitFailed(err, "git could not be asked about the workspace")
-	}
-	if code != 0 {
-		return ModeThin, nil // not inside any Git worktree
-	}
-	if len(out) == 0 || out[len(out)-1] != '\n' || bytes.Count(out, []byte("\n")) != 1 {
-		return "", unavailable("git answered with malformed output", nil)
-	}
-	top := string(out[:len(out)-1])
-	if top != ws.Root() {
-		if real, err := filepath.EvalSymlinks(top); err != nil || real != ws.Root() {
-			return ModeThin, nil // nested inside a larger worktree
-		}
-	}
-	info, err := ws.Lstat(".git")
-	if err != nil || !info.IsDir() {
-		return "", unavailable("the workspace .git is not a plain directory", err)
-	}
-	return ModeGit, nil
-}
-
-// gitIgnored asks `git check-ignore` which paths Git ignores. Every path gets
-// one record (-n); a record with a non-negated pattern is ignored.
-func gitIgnored(ctx context.Context, root string, paths []string, excludes string) (map[string]bool, error) {
-	ignored := map[string]bool{}
-	if len(paths) == 0 {
-		return ignored, nil
-	}
-	var in bytes.Buffer
-	for _, p := range paths {
-		in.WriteString(p)
-		in.WriteByte(0)
-	}
-	args := []string{}
-	if excludes != "" {
-		args = append(args, "-c", "core.excludesFile="+excludes)
-	}
-	args = append(args, "check-ignore", "--no-index", "-v", "-n", "-z", "--stdin")
-	out, code, err := RunGit(ctx, root, in.Bytes(), args...)
-	if err != nil {
-		return nil, gitFailed(err, "git check-ignore did not finish")
-	}
-	if code != 0 && code != 1 {
-		return nil, unavailable("git check-ignore failed with exit "+strconv.Itoa(code), nil)
-	}
-	fields := bytes.Split(out, []byte{0})
-	if len(fields) == 0 || len(fields[len(fields)-1]) != 0 {
-		return nil, unavailable("git check-ignore output is malformed", nil)
-	}
-	fields = fields[:len(fields)-1]
-	if len(fields) != 4*len(paths) {
-		return nil, unavailable("git check-ignore output is malformed", nil)
-	}
-	for i, p := range paths {
-		rec := fields[4*i : 4*i+4]
-		if string(rec[3]) != p {
-			return nil, unavailable("git check-ignore output is malformed", nil)
-		}
-		pat := rec[2]
-		if len(pat) > 0 && pat[0] != '!' {
-			ignored[p] = true
-		}
-	}
-	return ignored, nil
-}
-
-// thinPolicy requires the exact generated .gitignore and applies its rules.
-func thinPolicy(ws *workspace.Workspace, paths []string) (map[string]bool, error) {
-	data, _, err := ws.ReadFile(".gitignore", int64(len(GitignoreBlockCocoindex)), nil)
-	if err != nil {
-		return nil, unavailable("outside Git the workspace needs the exact .gitignore block that create-vivary init writes", err)
-	}
-	var coco bool
-	switch string(data) {
-	case GitignoreBlock:
-	case GitignoreBlockCocoindex:
-		coco = true
-	default:
-		return nil, unavailable("outside Git the workspace needs the exact .gitignore block that create-vivary init writes", nil)
-	}
-	ignored := map[string]bool{}
-	for _, p := range paths {
-		if thinIgnored(p, coco) {
-			ignored[p] = true
-		}
-	}
-	return ignored, nil
-}
-
 // Ignored reports whether the ignore rules keep rel out, even if it does
 // not exist yet: Git's rules in a worktree, else the exact block's. It does
 // not apply the secret-looking name list (see Sensitive). Any failure to
@@ -306,18 +179,75 @@ func AnyIgnored(ctx context.Context, ws *workspace.Workspace, rels []string) (bo
 			return true, nil
 		}
 	}
-	mode, excludes, _, err := modeAndExcludes(ctx, ws)
+	ig, err := newIgnorer(ctx, ws, nil)
 	if err != nil {
 		return true, err
 	}
-	var ignored map[string]bool
-	if mode == ModeGit {
-		ignored, err = gitIgnored(ctx, ws.Root(), uniqueSorted(rels), excludes)
-	} else {
-		ignored, err = thinPolicy(ws, rels)
-	}
+	ignored, err := ig.ignored(ctx, uniqueSorted(rels))
 	if err != nil {
 		return true, err
 	}
 	return len(ignored) > 0, nil
+}
+
+// ignorer answers, for one call, whether the ignore rules keep paths out,
+// in the mode detected for the workspace.
+type ignorer struct {
+	mode     Mode
+	site     gitSite // Git and nested modes
+	excludes string
+	blocks   *blocks // thin and nested modes
+}
+
+func newIgnorer(ctx context.Context, ws *workspace.Workspace, ignoreFiles []string) (*ignorer, error) {
+	mode, site, excludes, err := modeAndExcludes(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	ig := &ignorer{mode: mode, site: site, excludes: excludes}
+	if mode != ModeThin {
+		for _, f := range ignoreFiles {
+			if info, err := ws.Lstat(f); err != nil || info.IsLink() {
+				return nil, unavailable("a .gitignore in the workspace is a link; Git skips linked ignore files, so replace it with a regular file", err)
+			}
+		}
+	}
+	if mode != ModeGit {
+		if ig.blocks, err = readBlocks(ws, mode == ModeThin, ignoreFiles); err != nil {
+			return nil, err
+		}
+	}
+	return ig, nil
+}
+
+// ignored maps each of paths the rules keep out to true: in a worktree
+// root Git's answer; outside Git the blocks'; nested in a larger worktree
+// a path must pass both.
+func (ig *ignorer) ignored(ctx context.Context, paths []string) (map[string]bool, error) {
+	ignored := map[string]bool{}
+	var forGit []string
+	for _, p := range paths {
+		if ig.blocks != nil {
+			out, err := ig.blocks.ignored(p)
+			if err != nil {
+				return nil, err
+			}
+			if out {
+				ignored[p] = true
+				continue
+			}
+		}
+		forGit = append(forGit, p)
+	}
+	if ig.mode == ModeThin {
+		return ignored, nil
+	}
+	byGit, err := gitIgnored(ctx, ig.site, forGit, ig.excludes)
+	if err != nil {
+		return nil, err
+	}
+	for p := range byGit {
+		ignored[p] = true
+	}
+	return ignored, nil
 }

@@ -1,6 +1,11 @@
 package policy
 
-import "strings"
+import (
+	"sort"
+	"strings"
+
+	"github.com/vivary-dev/vivary-go/workspace"
+)
 
 // GitignoreBlock is the bounded .gitignore that `create-vivary init` writes
 // and that, before `git init`, is the only ignore policy the producers accept
@@ -19,9 +24,10 @@ const GitignoreBlockCocoindex = "# >>> vivary private/runtime >>>\n" +
 	".cocoindex_code/\n" +
 	"# <<< vivary private/runtime <<<\n"
 
-// thinIgnored applies the exact block's rules to a candidate file path the
-// way Git reads them: the two anchored directories, any component ending in
-// .vivary-tmp, and (cocoindex only) any .cocoindex_code component.
+// thinIgnored applies the exact block's rules to a candidate file path,
+// relative to the folder holding the block, the way Git reads them: the two
+// anchored directories, any component ending in .vivary-tmp, and
+// (cocoindex only) any .cocoindex_code component.
 func thinIgnored(rel string, cocoindex bool) bool {
 	if hasPrefixDir(rel, ".vivary/private") || hasPrefixDir(rel, ".vivary/runtime") {
 		return true
@@ -36,4 +42,130 @@ func thinIgnored(rel string, cocoindex bool) bool {
 
 func hasPrefixDir(rel, dir string) bool {
 	return len(rel) > len(dir) && rel[:len(dir)] == dir && rel[len(dir)] == '/'
+}
+
+const (
+	rootBlockMissing = "outside Git the workspace needs the exact .gitignore block that create-vivary init writes; " +
+		"restore it (create-vivary doctor shows the block) or run `git init` so Git's rules apply"
+	nestedBlockOwnRules = "a nested .gitignore with rules of its own was found; outside Git only exact copies of the block " +
+		"create-vivary init writes are honoured: run `git init` in the workspace so Git's rules are authoritative, or remove that file"
+)
+
+// blocks are the exact generated blocks in force without Git: the root's,
+// and (outside any worktree) nested copies, each applying beneath its own
+// folder. Any other nested .gitignore is arbitrary policy that only Git can
+// read exactly, so it refuses. A .gitignore inside a folder a block already
+// ignores is never consulted: nothing beneath that folder is admitted
+// whatever it says, and Git would not read it either.
+type blocks struct {
+	ws     *workspace.Workspace
+	nested bool            // look for nested copies; in a worktree Git reads them itself
+	at     map[string]bool // folder ("" is the root) -> cocoindex variant
+	looked map[string]bool // folders whose .gitignore was looked up
+}
+
+// readBlocks reads the root block, which must be exact, and every nested
+// .gitignore the walk met (ignoreFiles, root included or not).
+func readBlocks(ws *workspace.Workspace, nested bool, ignoreFiles []string) (*blocks, error) {
+	b := &blocks{ws: ws, nested: nested, at: map[string]bool{}, looked: map[string]bool{"": true}}
+	coco, err := b.read(".gitignore", rootBlockMissing)
+	if err != nil {
+		return nil, err
+	}
+	b.at[""] = coco
+	if !nested {
+		return b, nil
+	}
+	// Shallow first, so a block decides whether a deeper file is consulted.
+	files := append([]string(nil), ignoreFiles...)
+	sort.Slice(files, func(i, j int) bool { return strings.Count(files[i], "/") < strings.Count(files[j], "/") })
+	for _, f := range files {
+		dir, name := splitDir(f)
+		if name != ".gitignore" || dir == "" {
+			continue
+		}
+		// A file under an ignored folder is itself ignored.
+		if ignored, err := b.ignored(f); err != nil || ignored {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := b.look(dir); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// read returns which generated block the .gitignore at rel is, or refuses
+// with msg: missing, linked, hard-linked, not regular, over the longest
+// block, or any other bytes.
+func (b *blocks) read(rel, msg string) (bool, error) {
+	data, _, err := b.ws.ReadFile(rel, int64(len(GitignoreBlockCocoindex)), nil)
+	if err != nil {
+		return false, unavailable(msg, err)
+	}
+	switch string(data) {
+	case GitignoreBlock:
+		return false, nil
+	case GitignoreBlockCocoindex:
+		return true, nil
+	}
+	return false, unavailable(msg, nil)
+}
+
+// look reads dir's .gitignore once, if there is any entry of that name.
+func (b *blocks) look(dir string) error {
+	if b.looked[dir] {
+		return nil
+	}
+	b.looked[dir] = true
+	rel := dir + "/.gitignore"
+	info, err := b.ws.Lstat(rel)
+	if err != nil {
+		return unavailable("a nested .gitignore cannot be inspected", err)
+	}
+	if !info.Exists {
+		return nil
+	}
+	coco, err := b.read(rel, nestedBlockOwnRules)
+	if err != nil {
+		return err
+	}
+	b.at[dir] = coco
+	return nil
+}
+
+// ignored applies every block in force above rel, looking up nested ones
+// on the way down; a folder a block ignores is not entered.
+func (b *blocks) ignored(rel string) (bool, error) {
+	dir, rest := "", rel
+	for {
+		if coco, ok := b.at[dir]; ok && thinIgnored(rest, coco) {
+			return true, nil
+		}
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return false, nil
+		}
+		if dir == "" {
+			dir = rest[:i]
+		} else {
+			dir += "/" + rest[:i]
+		}
+		rest = rest[i+1:]
+		if b.nested {
+			if err := b.look(dir); err != nil {
+				return false, err
+			}
+		}
+	}
+}
+
+func splitDir(rel string) (dir, name string) {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i], rel[i+1:]
+	}
+	return "", rel
 }

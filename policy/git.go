@@ -129,7 +129,8 @@ type Outside struct {
 // and the files that decided it: the global configs, stat'd before the
 // plain `git config --get` (which runs nothing) reads them, and the excludes
 // file itself, present or not. The repository's own config is a workspace
-// input (Inputs).
+// input (Inputs). A relative excludes file is returned as it is, unstat'd:
+// Git reads it from the worktree root, which the caller resolves.
 func userExcludes(ctx context.Context, root string) (string, []Outside) {
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
@@ -152,12 +153,10 @@ func userExcludes(ctx context.Context, root string) (string, []Outside) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if out, err := cmd.Output(); err == nil {
 		if p := strings.TrimSuffix(string(out), "\n"); p != "" {
-			abs := p
-			if !filepath.IsAbs(abs) {
-				abs = filepath.Join(root, abs) // git reads it from the worktree root
+			if filepath.IsAbs(p) {
+				stat(p)
 			}
-			stat(abs)
-			return abs, inputs
+			return p, inputs
 		}
 	}
 	p := filepath.Join(xdg, "git", "ignore")

@@ -248,7 +248,10 @@ func TestGitFailsClosed(t *testing.T) {
 	t.Run("linked gitignore", func(t *testing.T) {
 		root := gitRepo(t)
 		testws.Write(t, root, "x.md", "x")
-		_, err := policy.Admit(context.Background(), bind(t, root), []string{"x.md"}, policy.Options{LinkedIgnoreFile: true})
+		testws.Write(t, root, "rules", "x.md\n")
+		os.MkdirAll(filepath.Join(root, "sub"), 0o755)
+		os.Symlink("../rules", filepath.Join(root, "sub", ".gitignore"))
+		_, err := policy.Admit(context.Background(), bind(t, root), []string{"x.md"}, policy.Options{IgnoreFiles: []string{"sub/.gitignore"}})
 		if codeOf(err) != reason.PrivacyPolicyUnavailable {
 			t.Fatal(err)
 		}
@@ -301,23 +304,6 @@ func TestGitFailsClosed(t *testing.T) {
 			t.Fatal("a cancelled admission succeeded")
 		}
 	})
-}
-
-func TestNestedWorktreeUsesThinPolicy(t *testing.T) {
-	outer := filepath.Join(t.TempDir(), "outer")
-	os.MkdirAll(outer, 0o755)
-	testws.Git(t, outer, "init", "-q")
-	inner := filepath.Join(outer, "ws")
-	testws.Write(t, inner, "x.md", "x")
-	_, err := policy.Admit(context.Background(), bind(t, inner), []string{"x.md"}, policy.Options{})
-	if codeOf(err) != reason.PrivacyPolicyUnavailable {
-		t.Fatalf("nested root without the block: %v", err)
-	}
-	testws.Write(t, inner, ".gitignore", policy.GitignoreBlock)
-	a, err := policy.Admit(context.Background(), bind(t, inner), []string{"x.md"}, policy.Options{})
-	if err != nil || a.Mode != policy.ModeThin || !a.Admits("x.md") {
-		t.Fatalf("nested root with the block: %v %+v", err, a)
-	}
 }
 
 func TestSensitiveNameTable(t *testing.T) {

@@ -24,22 +24,32 @@ func TestPolicyChangedDuringReads(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	userIgnore := filepath.Join(home, ".config", "git", "ignore")
 	cases := []struct {
-		name   string
-		git    bool
-		change func(root string)
+		name     string
+		git      bool
+		enclosed bool // the workspace lies inside a larger worktree
+		change   func(root string)
 	}{
-		{"thin block edited", false, func(root string) {
+		{"thin block edited", false, false, func(root string) {
 			appendTo(t, filepath.Join(root, ".gitignore"), "extra/\n")
 		}},
-		{"nested .gitignore added", true, func(root string) {
+		{"nested .gitignore added", true, false, func(root string) {
 			testws.Write(t, root, "notes/.gitignore", "quokka.md\n")
 		}},
-		{"info/exclude edited in place", true, func(root string) {
+		{"info/exclude edited in place", true, false, func(root string) {
 			appendTo(t, filepath.Join(root, ".git", "info", "exclude"), "notes/quokka.md\n")
 		}},
-		{"user excludes file created", true, func(string) {
+		{"user excludes file created", true, false, func(string) {
 			os.MkdirAll(filepath.Dir(userIgnore), 0o755)
 			os.WriteFile(userIgnore, []byte("quokka.md\n"), 0o644)
+		}},
+		{"nested .gitignore with rules of its own added outside Git", false, false, func(root string) {
+			testws.Write(t, root, "notes/.gitignore", "quokka.md\n")
+		}},
+		{"enclosing repository's info/exclude edited in place", false, true, func(root string) {
+			appendTo(t, filepath.Join(filepath.Dir(root), ".git", "info", "exclude"), "quokka.md\n")
+		}},
+		{"a .gitignore created in the enclosing worktree root", false, true, func(root string) {
+			testws.Write(t, filepath.Dir(root), ".gitignore", "*.md\n")
 		}},
 	}
 	for _, c := range cases {
@@ -48,6 +58,9 @@ func TestPolicyChangedDuringReads(t *testing.T) {
 			root := testws.Thin(t, map[string]string{"notes/quokka.md": "# Quokka\n\nquokka\n"})
 			if c.git {
 				testws.Git(t, root, "init", "-q")
+			}
+			if c.enclosed {
+				testws.Git(t, filepath.Dir(root), "init", "-q")
 			}
 			time.Sleep(80 * time.Millisecond) // past the racy window
 			ws := testws.Bind(t, root)

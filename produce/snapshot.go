@@ -172,9 +172,9 @@ func policyUnavailable(msg string) error { return reason.New(reason.PrivacyPolic
 
 // enumeration is what one walk of the tree found.
 type enumeration struct {
-	markdown     []candidate
-	linkedIgnore bool
-	stamps       []stamp // directories walked and ignore files seen, for revalidation
+	markdown    []candidate
+	ignoreFiles []string // every entry named .gitignore, of any type
+	stamps      []stamp  // directories walked and ignore files seen, for revalidation
 }
 
 func isMarkdown(name string) bool {
@@ -219,10 +219,10 @@ func enumerate(ctx context.Context, ws *workspace.Workspace, col *collector) (*e
 				col.complete, col.unstable = false, true
 				continue
 			}
+			if e.Name == ".gitignore" {
+				en.ignoreFiles = append(en.ignoreFiles, rel)
+			}
 			if e.IsLink() {
-				if e.Name == ".gitignore" {
-					en.linkedIgnore = true
-				}
 				col.add("filesystem", "link_or_reparse", 1)
 				continue
 			}
@@ -332,7 +332,7 @@ func Take(ctx context.Context, ws *workspace.Workspace) (*Snapshot, error) {
 	}
 	// Every name was just listed (or, for the policy files, stat'd) as a
 	// regular single-link file, and every read re-checks its file's identity.
-	popts := policy.Options{LinkedIgnoreFile: en.linkedIgnore, Listed: true}
+	popts := policy.Options{IgnoreFiles: en.ignoreFiles, Listed: true}
 	adm, err := policy.Admit(ctx, ws, names, popts)
 	if err != nil {
 		return nil, err
