@@ -87,12 +87,3 @@ func BenchmarkCold(b *testing.B) {
 		})
 	}
 }
-
-func BenchmarkSnapshotCold(b *testing.B) {
-	ws := benchReader(b).Workspace()
-	for b.Loop() {
-		if _, err := produce.Take(bg, ws); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

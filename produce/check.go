@@ -10,6 +10,7 @@ import (
 	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/snapshot"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
 
@@ -137,7 +138,7 @@ func (r *Reader) Check(ctx context.Context, args CheckArgs) (*CheckResult, error
 			m[[2]string{o.Kind, o.Reason}] += o.Count
 		}
 		m[[2]string{"selection", "path_not_found"}] += missing
-		res.Omissions = rows(m)
+		res.Omissions = snapshot.Rows(m)
 	}
 	res.Complete = snap.Complete && missing == 0
 	res.WorkspaceFingerprint = snap.Fingerprint

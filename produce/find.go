@@ -5,6 +5,7 @@ import (
 
 	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/limits"
+	"github.com/vivary-dev/vivary-go/snapshot"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
 
@@ -90,7 +91,7 @@ func (r *Reader) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 		res.EstimatedTokens += cost
 		res.Results = append(res.Results, h)
 	}
-	res.Omissions = rows(omissions)
+	res.Omissions = snapshot.Rows(omissions)
 	res.Complete = snap.Complete && len(res.Results) == len(proj)
 	return res, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/snapshot"
 )
 
 // fact is one observed checkout fact: known with a value, or unknown with a reason.
@@ -53,7 +54,7 @@ func gitOut(ctx context.Context, root string, args ...string) (string, int, erro
 
 // observeCheckout reads the checkout facts of the root with fixed git calls.
 // A root nested inside a larger worktree is refused.
-func observeCheckout(ctx context.Context, r *Reader, snap *Snapshot) (*observation, error) {
+func observeCheckout(ctx context.Context, r *Reader, snap *snapshot.Snapshot) (*observation, error) {
 	root := r.ws.Root()
 	o := &observation{facts: map[string]fact{}, markers: map[string]bool{}}
 	set := func(f fact) { o.facts[f.name] = f }
@@ -207,7 +208,7 @@ func redactUserinfo(u string) string {
 
 // workspaceFingerprint binds the checkout state and the admitted documents.
 // The root path is hashed, never disclosed.
-func (o *observation) workspaceFingerprint(root string, snap *Snapshot) (string, error) {
+func (o *observation) workspaceFingerprint(root string, snap *snapshot.Snapshot) (string, error) {
 	remotes := []map[string]string{}
 	if o.remotes != nil {
 		remotes = o.remotes

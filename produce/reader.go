@@ -1,52 +1,51 @@
+// Package produce owns the four read producers (check, query, find, capsule)
+// over the snapshot package's documents. A producer takes a context, a bound
+// workspace and typed arguments and returns a plain value that marshals to
+// its published JSON; it writes nothing anywhere, reads workspace bytes only
+// through a snapshot (or, for the capsule's checkout facts, after the privacy
+// policy admitted their path), and answers whole or with a typed reason
+// (never a silently shortened result).
 package produce
 
 import (
 	"context"
 	"sync"
 
+	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/snapshot"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
 
-// Reader serves producers over one bound workspace. It keeps the last
-// snapshot in memory (never on disk) and reuses it only after Fresh has
-// revalidated it against the tree, so a changed, added, deleted or newly
-// ignored file shows on the very next call. Safe for concurrent use.
+// Omission is one counted row of what a result left out.
+type Omission = snapshot.Omission
+
+// Reader serves producers over one bound workspace: a snapshot source that
+// proves its kept snapshot fresh on every call, and the search index of
+// that snapshot, built on first use. Safe for concurrent use.
 type Reader struct {
-	ws    *workspace.Workspace
-	mu    sync.Mutex
-	snap  *Snapshot
-	index *searchIndex
+	ws     *workspace.Workspace
+	source *snapshot.Source
+	mu     sync.Mutex
+	snap   *snapshot.Snapshot // the snapshot index belongs to
+	index  *searchIndex
 }
 
 // NewReader returns a Reader over ws.
-func NewReader(ws *workspace.Workspace) *Reader { return &Reader{ws: ws} }
+func NewReader(ws *workspace.Workspace) *Reader {
+	return &Reader{ws: ws, source: snapshot.NewSource(ws, snapshot.Options{})}
+}
 
 // Workspace is the bound workspace.
 func (r *Reader) Workspace() *workspace.Workspace { return r.ws }
 
 // Snapshot returns a snapshot that describes the tree now.
-func (r *Reader) Snapshot(ctx context.Context) (*Snapshot, error) {
-	snap, _, err := r.snapshot(ctx)
-	return snap, err
+func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
+	return r.source.Snapshot(ctx)
 }
 
-func (r *Reader) snapshot(ctx context.Context) (*Snapshot, *searchIndex, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.snap == nil || !r.snap.Fresh(r.ws) {
-		r.snap, r.index = nil, nil
-		snap, err := Take(ctx, r.ws)
-		if err != nil {
-			return nil, nil, err
-		}
-		r.snap = snap
-	}
-	return r.snap, r.index, nil
-}
-
-// searchable is snapshot plus the search index, built on first use.
-func (r *Reader) searchable(ctx context.Context) (*Snapshot, *searchIndex, error) {
-	snap, _, err := r.snapshot(ctx)
+// searchable is a fresh snapshot plus its search index, built on first use.
+func (r *Reader) searchable(ctx context.Context) (*snapshot.Snapshot, *searchIndex, error) {
+	snap, err := r.source.Snapshot(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -54,18 +53,14 @@ func (r *Reader) searchable(ctx context.Context) (*Snapshot, *searchIndex, error
 	defer r.mu.Unlock()
 	if r.snap != snap || r.index == nil {
 		// The index belongs to this snapshot only.
-		idx := newSearchIndex(snap)
-		if r.snap == snap {
-			r.index = idx
-		}
-		return snap, idx, nil
+		r.snap, r.index = snap, newSearchIndex(snap)
 	}
 	return snap, r.index, nil
 }
 
 // ranked is the search shared by query and find: the fresh snapshot and the
 // projected top hits for a.
-func (r *Reader) ranked(ctx context.Context, a searchArgs) (*Snapshot, []projected, error) {
+func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, []projected, error) {
 	snap, idx, err := r.searchable(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -80,3 +75,12 @@ func (r *Reader) ranked(ctx context.Context, a searchArgs) (*Snapshot, []project
 	}
 	return snap, proj, nil
 }
+
+func cancelled(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return reason.Wrap(reason.ProducerUnavailable, "the call was cancelled", err)
+	}
+	return nil
+}
+
+func workLimit(msg string) error { return reason.New(reason.WorkLimitExceeded, msg) }

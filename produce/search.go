@@ -13,6 +13,7 @@ import (
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/limits"
+	"github.com/vivary-dev/vivary-go/snapshot"
 )
 
 // searchRecord is one node prepared for scoring; the lowered sources are
@@ -93,7 +94,7 @@ func (idx *searchIndex) stats(term string) *termStats {
 }
 
 // newSearchIndex builds one record per node, in id order.
-func newSearchIndex(s *Snapshot) *searchIndex {
+func newSearchIndex(s *snapshot.Snapshot) *searchIndex {
 	ids := make([]string, 0, len(s.Graph.Nodes))
 	for id := range s.Graph.Nodes {
 		ids = append(ids, id)

@@ -1,0 +1,115 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/vivary-dev/vivary-go/internal/testws"
+	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/workspace"
+)
+
+// A policy input that changes while the documents are read refuses the
+// call: the stat after the reads sees it and a second admission decides.
+func TestPolicyChangedDuringReads(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	userIgnore := filepath.Join(home, ".config", "git", "ignore")
+	cases := []struct {
+		name     string
+		git      bool
+		enclosed bool // the workspace lies inside a larger worktree
+		change   func(root string)
+	}{
+		{"thin block edited", false, false, func(root string) {
+			appendTo(t, filepath.Join(root, ".gitignore"), "extra/\n")
+		}},
+		{"nested .gitignore added", true, false, func(root string) {
+			testws.Write(t, root, "notes/.gitignore", "quokka.md\n")
+		}},
+		{"info/exclude edited in place", true, false, func(root string) {
+			appendTo(t, filepath.Join(root, ".git", "info", "exclude"), "notes/quokka.md\n")
+		}},
+		{"user excludes file created", true, false, func(string) {
+			os.MkdirAll(filepath.Dir(userIgnore), 0o755)
+			os.WriteFile(userIgnore, []byte("quokka.md\n"), 0o644)
+		}},
+		{"nested .gitignore with rules of its own added outside Git", false, false, func(root string) {
+			testws.Write(t, root, "notes/.gitignore", "quokka.md\n")
+		}},
+		{"enclosing repository's info/exclude edited in place", false, true, func(root string) {
+			appendTo(t, filepath.Join(filepath.Dir(root), ".git", "info", "exclude"), "quokka.md\n")
+		}},
+		{"a .gitignore created in the enclosing worktree root", false, true, func(root string) {
+			testws.Write(t, filepath.Dir(root), ".gitignore", "*.md\n")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			os.Remove(userIgnore)
+			root := testws.Thin(t, map[string]string{"notes/quokka.md": "# Quokka\n\nquokka\n"})
+			if c.git {
+				testws.Git(t, root, "init", "-q")
+			}
+			if c.enclosed {
+				testws.Git(t, filepath.Dir(root), "init", "-q")
+			}
+			time.Sleep(80 * time.Millisecond) // past the racy window
+			ws := testws.Bind(t, root)
+			if _, err := Take(context.Background(), ws, Options{}); err != nil {
+				t.Fatalf("unchanged tree: %v", err)
+			}
+			afterReads = func() { c.change(root) }
+			defer func() { afterReads = nil }()
+			_, err := Take(context.Background(), ws, Options{})
+			var re *reason.Error
+			if !errors.As(err, &re) || re.Code != reason.PrivacyPolicyUnavailable {
+				t.Fatalf("got %v, want %s", err, reason.PrivacyPolicyUnavailable)
+			}
+		})
+	}
+}
+
+func appendTo(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Stamps from a filesystem with coarse times prove nothing, so such a tree
+// is never trusted unchanged; fine-grained old stamps and missing entries are.
+func TestRacyStamps(t *testing.T) {
+	started := time.Now()
+	old := started.Add(-time.Hour).UnixNano()
+	cases := []struct {
+		name string
+		info workspace.Info
+		racy bool
+	}{
+		{"old, nanosecond times", workspace.Info{Exists: true, Mtime: old + 123, Ctime: old + 456}, false},
+		{"missing", workspace.Info{}, false},
+		{"changed within the window", workspace.Info{Exists: true, Mtime: old + 1, Ctime: started.Add(-10*time.Millisecond).UnixNano() + 7}, true},
+		{"whole-second times (FAT, ext3)", workspace.Info{Exists: true, Mtime: old - old%1e9, Ctime: old - old%1e9}, true},
+		{"restored whole-second mtime, kernel ctime", workspace.Info{Exists: true, Mtime: old - old%1e9, Ctime: old + 456}, false},
+	}
+	for _, c := range cases {
+		if got := racy([]stamp{{"a.md", c.info}}, nil, started); got != c.racy {
+			t.Errorf("%s: racy = %v", c.name, got)
+		}
+		if got := racy(nil, []policy.Outside{{Path: "/x", Info: c.info}}, started); got != c.racy {
+			t.Errorf("%s outside: racy = %v", c.name, got)
+		}
+	}
+}

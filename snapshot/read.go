@@ -1,0 +1,108 @@
+package snapshot
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/vivary-dev/vivary-go/graph"
+	"github.com/vivary-dev/vivary-go/guard"
+	"github.com/vivary-dev/vivary-go/limits"
+	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/workspace"
+)
+
+// docResult is what reading and analysing one candidate gave.
+type docResult struct {
+	doc      *graph.Document
+	prepared any
+	info     workspace.Info
+	outcome  string // "" for a document, else the omission reason
+	err      error
+}
+
+// readDocuments reads, screens and analyses the candidates on every core.
+// Results keep the candidates' order, so the snapshot stays deterministic.
+func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidate, cfg *policy.Config, rootName string, opt Options) ([]docResult, error) {
+	out := make([]docResult, len(jobs))
+	workers := runtime.GOMAXPROCS(0)
+	if workers > len(jobs) {
+		workers = len(jobs)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	root := ws.Root()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			files := ws.NewReader()
+			defer files.Close()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				if i%32 == 0 && ctx.Err() != nil {
+					out[i].err = cancelled(ctx)
+					return
+				}
+				out[i] = readDocument(files, jobs[i], cfg, rootName, root)
+				if out[i].doc != nil && opt.Prepare != nil {
+					out[i].prepared = opt.Prepare(out[i].doc)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := cancelled(ctx); err != nil {
+		return nil, err
+	}
+	for _, r := range out {
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+	return out, nil
+}
+
+func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, rootName, root string) docResult {
+	want := c.info
+	data, info, err := files.ReadFile(c.rel, limits.MaxFileBytes, &want)
+	switch {
+	case err == workspace.ErrTooLarge:
+		return docResult{err: workLimit("a Markdown file is over the 1 MiB limit")}
+	case err == workspace.ErrChanged:
+		return docResult{outcome: "changed"}
+	case err != nil:
+		return docResult{outcome: "unavailable"}
+	}
+	// info is the identity the read verified; omissions below keep it as
+	// their stamp.
+	// The buffer is never written again, so the text shares it instead of
+	// copying 24 MiB per cold call.
+	text := unsafe.String(unsafe.SliceData(data), len(data))
+	if !utf8.Valid(data) {
+		text = strings.ToValidUTF8(text, "\ufffd")
+		data = []byte(text)
+	}
+	if why := screen(text, root); why != "" {
+		return docResult{outcome: why, info: info}
+	}
+	d := graph.Analyze(cfg, c.rel, rootName, text, info.Mtime, info.Ctime)
+	d.Digest = hexSHA(data) // data holds d.Text
+	return docResult{doc: d, info: info}
+}
+
+// screen is the content check every document passes before it is served:
+// it returns the omission reason that keeps the document out, or "".
+func screen(text, root string) string {
+	if guard.Credential(text, guard.Producer) || guard.ContainsRoot(text, root) {
+		return "sensitive_content"
+	}
+	return ""
+}

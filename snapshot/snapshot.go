@@ -1,0 +1,328 @@
+// Package snapshot owns the privacy-critical read path every producer
+// stands on: the walk of the tree, privacy admission of what it found, the
+// reads and content screen, and the proof that the policy held still while
+// the workspace was read; and, for a long-lived process, the proof that a
+// kept snapshot still describes the tree. It reads bytes only after the
+// policy admitted their path, never follows a link, never writes anything,
+// and never keeps anything on disk. A snapshot is whole or the call is
+// refused with a typed reason; what it left out is counted in omissions.
+package snapshot
+
+import (
+	"context"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vivary-dev/vivary-go/canon"
+	"github.com/vivary-dev/vivary-go/graph"
+	"github.com/vivary-dev/vivary-go/guard"
+	"github.com/vivary-dev/vivary-go/limits"
+	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/workspace"
+)
+
+// Snapshot is the admitted, analysed documents of a workspace at one moment.
+// It is never changed after Take returns it.
+type Snapshot struct {
+	Config *policy.Config
+	Docs   []*graph.Document // UTF-16 path order
+	// Prepared holds, for each of Docs, what Options.Prepare returned for
+	// it (nil without a Prepare).
+	Prepared    []any
+	Graph       *graph.Graph
+	Complete    bool
+	Omissions   []Omission // aggregated rows
+	Fingerprint string
+	Admission   *policy.Admission
+	configFiles []configFile
+	stamps      []stamp
+	racy        bool // some input changed too close to the snapshot to trust its stamps
+	outside     []policy.Outside
+}
+
+// Options shape how a snapshot is taken.
+type Options struct {
+	// Prepare, when set, runs once for each admitted document during the
+	// read pass, on the worker that read it, while its text is hot in the
+	// cache: per-document work such as tokenising for a search index. It
+	// runs concurrently with itself and must not keep d beyond the
+	// snapshot's life or change it. Its result lands in Snapshot.Prepared.
+	Prepare func(d *graph.Document) any
+}
+
+// afterReads runs between the reads and the proof that the policy held;
+// only tests set it.
+var afterReads func()
+
+type configFile struct {
+	rel    string
+	data   []byte
+	sha256 string
+}
+
+// Take builds a fresh snapshot: policy files, a walk of the tree, privacy
+// admission, the reads, and admission again to prove the policy held still.
+func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot, error) {
+	if err := ws.Check(); err != nil {
+		return nil, err
+	}
+	started := time.Now()
+	col := &collector{rows: map[[2]string]int{}, complete: true}
+	root := ws.Root()
+	thinInfo, err := ws.Lstat(policy.ThinConfigPath)
+	if err != nil {
+		return nil, policyUnavailable("the workspace policy file cannot be inspected")
+	}
+	overlayInfo, err := ws.Lstat(policy.OverlayPath)
+	if err != nil {
+		return nil, policyUnavailable("the root tropo.toml cannot be inspected")
+	}
+	thin := thinInfo.Exists
+	var cfgCands []candidate
+	for _, c := range []candidate{{policy.ThinConfigPath, thinInfo}, {policy.OverlayPath, overlayInfo}} {
+		if !c.info.Exists {
+			continue
+		}
+		if !c.info.IsRegular() || c.info.Nlink != 1 {
+			if thin {
+				return nil, policyUnavailable("a workspace policy file is a link, hard-linked or not a regular file")
+			}
+			col.add("config", "unavailable", 1)
+			col.complete = false
+			continue
+		}
+		if c.info.Size > limits.MaxFileBytes {
+			return nil, workLimit("a workspace policy file is over the 1 MiB limit")
+		}
+		cfgCands = append(cfgCands, c)
+	}
+	en, err := enumerate(ctx, ws, col)
+	if err != nil {
+		return nil, err
+	}
+	// The policy inputs are stamped before Git or the thin matcher reads
+	// them, so a change at any later moment shows in a stat after the reads.
+	inputs := append([]stamp(nil), en.stamps...)
+	infos, err := ws.StatMany(policy.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	for i, rel := range policy.Inputs {
+		inputs = append(inputs, stamp{rel, infos[i]})
+	}
+	names := make([]string, 0, len(cfgCands)+len(en.markdown))
+	for _, c := range cfgCands {
+		names = append(names, c.rel)
+	}
+	for _, c := range en.markdown {
+		names = append(names, c.rel)
+	}
+	// Every name was just listed (or, for the policy files, stat'd) as a
+	// regular single-link file, and every read re-checks its file's identity.
+	popts := policy.Options{IgnoreFiles: en.ignoreFiles, Listed: true}
+	adm, err := policy.Admit(ctx, ws, names, popts)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range adm.Omissions {
+		col.add(o.Kind, o.Reason, o.Count)
+	}
+	snap := &Snapshot{Admission: adm}
+	cfg, budget, err := snap.loadConfig(ws, cfgCands, thin, col)
+	if err != nil {
+		return nil, err
+	}
+	snap.Config = cfg
+	rootName := filepath.Base(root)
+	var jobs []candidate
+	for _, c := range en.markdown {
+		if !adm.Admits(c.rel) {
+			continue
+		}
+		if policy.IsExcluded(c.rel, cfg.Exclude) {
+			col.add("document", "config_excluded", 1)
+			continue
+		}
+		if c.info.Size > budget {
+			return nil, workLimit("the workspace holds more Markdown bytes than one call may read")
+		}
+		budget -= c.info.Size
+		jobs = append(jobs, c)
+	}
+	results, err := readDocuments(ctx, ws, jobs, cfg, rootName, opt)
+	if err != nil {
+		return nil, err
+	}
+	if afterReads != nil {
+		afterReads()
+	}
+	for i, res := range results {
+		switch res.outcome {
+		case "":
+		case "changed", "unavailable":
+			// A read that failed says nothing stable; never reuse this snapshot.
+			col.add("document", res.outcome, 1)
+			col.complete, col.unstable = false, true
+			continue
+		default:
+			// Dropped for its content: the content may change back.
+			col.add("document", res.outcome, 1)
+			snap.stamps = append(snap.stamps, stamp{jobs[i].rel, res.info})
+			continue
+		}
+		snap.stamps = append(snap.stamps, stamp{jobs[i].rel, res.info})
+		if res.doc.EdgeOmitted > 0 {
+			col.add("edge", "edge_limit_or_unsafe", res.doc.EdgeOmitted)
+			col.complete = false
+		}
+		snap.Docs = append(snap.Docs, res.doc)
+		snap.Prepared = append(snap.Prepared, res.prepared)
+	}
+	// The policy must have held still while the workspace was read. When no
+	// input it was decided from changed (the same stat proof a warm call
+	// reuses a snapshot on), it did; otherwise admit again and compare.
+	if racy(inputs, adm.Outside, started) || !unchanged(ws, inputs, adm.Outside) {
+		again, err := policy.Admit(ctx, ws, names, popts)
+		if err != nil {
+			return nil, err
+		}
+		if again.Fingerprint != adm.Fingerprint {
+			return nil, policyUnavailable("the privacy policy changed while the workspace was read")
+		}
+	}
+	snap.sortDocs()
+	snap.Graph = graph.Build(snap.Docs)
+	snap.Complete = col.complete
+	snap.Omissions = Rows(col.rows)
+	snap.stamps = append(snap.stamps, inputs...)
+	snap.outside = adm.Outside
+	snap.racy = col.unstable || racy(snap.stamps, snap.outside, started)
+	if snap.Fingerprint, err = snap.fingerprint(); err != nil {
+		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
+	}
+	if err := ws.Check(); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// loadConfig reads and composes the admitted policy files. It returns the
+// remaining aggregate byte budget.
+func (s *Snapshot) loadConfig(ws *workspace.Workspace, cands []candidate, thin bool, col *collector) (*policy.Config, int64, error) {
+	budget := int64(limits.MaxAggregateBytes)
+	var parsed []map[string]any
+	legacyFail := func(why string) (*policy.Config, int64, error) {
+		col.add("config", why, 1)
+		col.complete = false
+		return policy.DefaultConfig(), budget, nil
+	}
+	for _, c := range cands {
+		if !s.Admission.Admits(c.rel) {
+			if thin {
+				return nil, 0, policyUnavailable("a workspace policy file is ignored or secret-looking")
+			}
+			return legacyFail("git_ignored")
+		}
+		want := c.info
+		// Its stamp is among the policy inputs Take stamped before this read.
+		data, _, err := ws.ReadFile(c.rel, limits.MaxFileBytes, &want)
+		if err == workspace.ErrTooLarge {
+			return nil, 0, workLimit("a workspace policy file is over the 1 MiB limit")
+		}
+		if err != nil {
+			if thin {
+				return nil, 0, policyUnavailable("a workspace policy file cannot be read")
+			}
+			return legacyFail("unavailable")
+		}
+		budget -= int64(len(data))
+		text := string(data)
+		if guard.Credential(text, guard.Producer) || guard.ContainsRoot(text, ws.Root()) {
+			if thin {
+				return nil, 0, policyUnavailable("a workspace policy file holds a credential or a machine path")
+			}
+			return legacyFail("sensitive_content")
+		}
+		raw, err := policy.ParseTOML(data)
+		if err != nil {
+			if thin {
+				return nil, 0, policyUnavailable("a workspace policy file is not valid TOML")
+			}
+			return legacyFail("invalid")
+		}
+		parsed = append(parsed, raw)
+		s.configFiles = append(s.configFiles, configFile{rel: c.rel, data: data, sha256: hexSHA(data)})
+	}
+	if len(parsed) == 0 {
+		return policy.DefaultConfig(), budget, nil
+	}
+	cfg, packs, err := policy.Compose(parsed, thin)
+	if err != nil {
+		if thin {
+			return nil, 0, reason.Wrap(reason.PrivacyPolicyUnavailable, "the workspace policy is invalid or loosens its base: "+err.Error(), err)
+		}
+		return legacyFail("invalid")
+	}
+	col.add("config", "local_pack_excluded", len(packs))
+	return cfg, budget, nil
+}
+
+func hexSHA(b []byte) string { return strings.TrimPrefix(canon.Digest(b), "sha256:") }
+
+func (s *Snapshot) configDigest() (string, error) {
+	switch len(s.configFiles) {
+	case 0:
+		return "default", nil
+	case 1:
+		return s.configFiles[0].sha256, nil
+	}
+	list := make([]map[string]string, len(s.configFiles))
+	for i, c := range s.configFiles {
+		list[i] = map[string]string{"path": c.rel, "sha256": c.sha256}
+	}
+	b, err := canon.Compact(list)
+	if err != nil {
+		return "", err
+	}
+	return hexSHA(b), nil
+}
+
+// sortDocs puts Docs, and Prepared with them, in UTF-16 path order.
+func (s *Snapshot) sortDocs() {
+	sort.Stable(byPath{s})
+}
+
+type byPath struct{ s *Snapshot }
+
+func (b byPath) Len() int           { return len(b.s.Docs) }
+func (b byPath) Less(i, j int) bool { return guard.Less(b.s.Docs[i].Path, b.s.Docs[j].Path) }
+func (b byPath) Swap(i, j int) {
+	b.s.Docs[i], b.s.Docs[j] = b.s.Docs[j], b.s.Docs[i]
+	b.s.Prepared[i], b.s.Prepared[j] = b.s.Prepared[j], b.s.Prepared[i]
+}
+
+func (s *Snapshot) fingerprint() (string, error) {
+	cd, err := s.configDigest()
+	if err != nil {
+		return "", err
+	}
+	docs := make([]map[string]string, len(s.Docs))
+	for i, d := range s.Docs {
+		docs[i] = map[string]string{"path": d.Path, "content": d.Digest}
+	}
+	om := make([]any, len(s.Omissions))
+	for i, o := range s.Omissions {
+		om[i] = map[string]any{"kind": o.Kind, "reason": o.Reason, "count": o.Count}
+	}
+	b, err := canon.Compact(map[string]any{
+		"schema": "vivary.tropo-document-snapshot/v0", "config": cd, "documents": docs,
+		"privacy": []string{s.Admission.Fingerprint}, "omissions": om, "complete": s.Complete,
+	})
+	if err != nil {
+		return "", err
+	}
+	return canon.Digest(b), nil
+}
