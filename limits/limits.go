@@ -3,14 +3,18 @@
 package limits
 
 const (
-	// MaxScanEntries bounds the directory entries one snapshot may visit.
-	MaxScanEntries = 50000
-	// MaxMarkdownFiles bounds the Markdown documents one snapshot may hold.
-	MaxMarkdownFiles = 5000
-	// MaxFileBytes bounds one document or config file.
+	// MaxScanEntries bounds the directory entries one snapshot may visit;
+	// nothing under a pruned (excluded, ignored or secret-looking) folder
+	// counts.
+	MaxScanEntries = 1_000_000
+	// MaxMarkdownFiles bounds the Markdown documents one snapshot may read,
+	// counted after admission and exclusion.
+	MaxMarkdownFiles = 100_000
+	// MaxFileBytes bounds one document or config file. A document over it
+	// is left out (document/too_large) unread; a policy file over it refuses.
 	MaxFileBytes = 1 << 20
 	// MaxAggregateBytes bounds the bytes one snapshot may read in all.
-	MaxAggregateBytes = 32 << 20
+	MaxAggregateBytes = 512 << 20
 	// MaxFindings bounds the findings one check may collect.
 	MaxFindings = 200
 	// MaxResults bounds query and find hits (the `limit` argument).

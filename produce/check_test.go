@@ -108,8 +108,10 @@ func TestSnapshotRefusals(t *testing.T) {
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, append(b, []byte("# password = hunter2\n")...), 0o644)
 		}, reason.PrivacyPolicyUnavailable},
-		"markdown over 1 MiB": {func(t *testing.T, root string) {
-			testws.Write(t, root, "big.md", strings.Repeat("x", 1<<20+1))
+		"workspace.toml over 1 MiB": {func(t *testing.T, root string) {
+			p := filepath.Join(root, ".vivary/workspace.toml")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, append(b, []byte("#"+strings.Repeat("x", 1<<20)+"\n")...), 0o644)
 		}, reason.WorkLimitExceeded},
 	}
 	for name, c := range cases {
@@ -128,6 +130,25 @@ func TestSnapshotRefusals(t *testing.T) {
 				t.Fatal("a refused call changed the tree")
 			}
 		})
+	}
+}
+
+// A Markdown file over 1 MiB costs that one document: the check answers,
+// incomplete, with one too_large omission.
+func TestMarkdownOver1MiBIsOmitted(t *testing.T) {
+	root := fixture(t)
+	testws.Write(t, root, "notes/big.md", "# Big\n\n"+strings.Repeat("x", 1<<20))
+	testws.Write(t, root, "notes/edge.md", "# Edge\n\n"+strings.Repeat("x", 1<<20-8))
+	res, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete || !strings.Contains(fmt.Sprint(res.Omissions), "{document too_large 1}") {
+		t.Fatalf("complete %v, omissions %v", res.Complete, res.Omissions)
+	}
+	q, err := produce.Query(bg, bindWS(t, root), produce.QueryArgs{Text: "edge", Limit: 5})
+	if err != nil || !strings.Contains(ids(q), "edge") {
+		t.Fatalf("the file of exactly 1 MiB is not served: %v %s", err, ids(q))
 	}
 }
 

@@ -414,33 +414,8 @@ func TestFreshnessGitIgnore(t *testing.T) {
 	}
 }
 
+// The snapshot's own ceilings are tested in the snapshot package.
 func TestWorkLimits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes thousands of files")
-	}
-	t.Run("5001 markdown files", func(t *testing.T) {
-		root := testws.Thin(t, nil)
-		for i := 0; i < 4997; i++ { // the scaffold has 3
-			testws.Write(t, root, fmt.Sprintf("n/%d/%d.md", i/500, i), "x")
-		}
-		if _, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{}); err != nil {
-			t.Fatalf("5000 files: %v", err)
-		}
-		testws.Write(t, root, "n/extra.md", "x")
-		if _, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{}); reason.Of(err) != reason.WorkLimitExceeded {
-			t.Fatalf("5001 files: %v", err)
-		}
-	})
-	t.Run("aggregate bytes", func(t *testing.T) {
-		root := testws.Thin(t, nil)
-		big := strings.Repeat("y", 1<<20)
-		for i := 0; i < 33; i++ {
-			testws.Write(t, root, fmt.Sprintf("b/%d.md", i), big)
-		}
-		if _, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{}); reason.Of(err) != reason.WorkLimitExceeded {
-			t.Fatalf("33 MiB: %v", err)
-		}
-	})
 	t.Run("200 findings", func(t *testing.T) {
 		extra := map[string]string{}
 		for i := 0; i < 67; i++ { // three E101 each

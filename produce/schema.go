@@ -1,6 +1,11 @@
 package produce
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/vivary-dev/vivary-go/limits"
+)
 
 // The published result schemas (closed JSON Schema Draft 2020-12). They live
 // with the producers they describe; an adapter embeds copies. Each call
@@ -35,8 +40,11 @@ var findSchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","typ
 	`"complete":{"type":"boolean"},"workspace_fingerprint":` + fingerprintSchema + `,"omissions":{"type":"array","maxItems":16,"items":` + omissionSchema + `}},` +
 	`"required":["schema","query","k","budget","estimated_tokens","filters","results","complete","workspace_fingerprint","omissions"],"additionalProperties":false}`
 
+// maxFiles bounds a check's counts: it reads at most that many documents.
+var maxFiles = strconv.Itoa(limits.MaxMarkdownFiles)
+
 var checkSchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{` +
-	`"schema":{"const":"vivary.check-result/v0"},"checked":{"type":"integer","minimum":0,"maximum":5000},"clean":{"type":"integer","minimum":0,"maximum":5000},` +
+	`"schema":{"const":"vivary.check-result/v0"},"checked":{"type":"integer","minimum":0,"maximum":` + maxFiles + `},"clean":{"type":"integer","minimum":0,"maximum":` + maxFiles + `},` +
 	`"errors":{"type":"integer","minimum":0},"warnings":{"type":"integer","minimum":0},"findings":{"type":"array","maxItems":200,"items":{"type":"object","properties":{` +
 	`"path":{"type":"string","minLength":1,"maxLength":512},"line":{"type":"integer","minimum":0},"level":{"enum":["error","warning"]},` +
 	`"code":{"type":"string","minLength":1,"maxLength":16},"message":{"type":"string","minLength":1,"maxLength":256}},"required":["path","line","level","code","message"],"additionalProperties":false}},` +

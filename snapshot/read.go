@@ -11,7 +11,6 @@ import (
 
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/guard"
-	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -72,11 +71,10 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 
 func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, rootName, root string) docResult {
 	want := c.info
-	data, info, err := files.ReadFile(c.rel, limits.MaxFileBytes, &want)
+	data, info, err := files.ReadFile(c.rel, ceilings.file, &want)
 	switch {
-	case err == workspace.ErrTooLarge:
-		return docResult{err: workLimit("a Markdown file is over the 1 MiB limit")}
-	case err == workspace.ErrChanged:
+	case err == workspace.ErrChanged, err == workspace.ErrTooLarge:
+		// The walk saw it within the limit: it grew while it was read.
 		return docResult{outcome: "changed"}
 	case err != nil:
 		return docResult{outcome: "unavailable"}

@@ -95,11 +95,11 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 			continue
 		}
 		if c.info.Size > limits.MaxFileBytes {
-			return nil, workLimit("a workspace policy file is over the 1 MiB limit")
+			return nil, policyFileTooLarge(c.info.Size)
 		}
 		cfgCands = append(cfgCands, c)
 	}
-	en, err := enumerate(ctx, ws, col)
+	en, err := enumerate(ctx, ws, thin, col)
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +138,7 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 	snap.Config = cfg
 	rootName := filepath.Base(root)
 	var jobs []candidate
+	var total int64
 	for _, c := range en.markdown {
 		if !adm.Admits(c.rel) {
 			continue
@@ -146,11 +147,21 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 			col.add("document", "config_excluded", 1)
 			continue
 		}
-		if c.info.Size > budget {
-			return nil, workLimit("the workspace holds more Markdown bytes than one call may read")
+		if c.info.Size > ceilings.file {
+			// Left out unread; stamped, so a shorter version shows.
+			col.add("document", "too_large", 1)
+			col.complete = false
+			snap.stamps = append(snap.stamps, stamp{c.rel, c.info})
+			continue
 		}
-		budget -= c.info.Size
+		total += c.info.Size
 		jobs = append(jobs, c)
+	}
+	if len(jobs) > ceilings.files {
+		return nil, tooManyFiles(len(jobs), thin)
+	}
+	if total > budget {
+		return nil, tooManyBytes(total+ceilings.bytes-budget, thin)
 	}
 	results, err := readDocuments(ctx, ws, jobs, cfg, rootName, opt)
 	if err != nil {
@@ -212,7 +223,7 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 // loadConfig reads and composes the admitted policy files. It returns the
 // remaining aggregate byte budget.
 func (s *Snapshot) loadConfig(ws *workspace.Workspace, cands []candidate, thin bool, col *collector) (*policy.Config, int64, error) {
-	budget := int64(limits.MaxAggregateBytes)
+	budget := ceilings.bytes
 	var parsed []map[string]any
 	legacyFail := func(why string) (*policy.Config, int64, error) {
 		col.add("config", why, 1)
@@ -230,7 +241,7 @@ func (s *Snapshot) loadConfig(ws *workspace.Workspace, cands []candidate, thin b
 		// Its stamp is among the policy inputs Take stamped before this read.
 		data, _, err := ws.ReadFile(c.rel, limits.MaxFileBytes, &want)
 		if err == workspace.ErrTooLarge {
-			return nil, 0, workLimit("a workspace policy file is over the 1 MiB limit")
+			return nil, 0, policyFileTooLarge(c.info.Size)
 		}
 		if err != nil {
 			if thin {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/vivary-dev/vivary-go/guard"
-	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -21,6 +20,7 @@ type enumeration struct {
 	markdown    []candidate
 	ignoreFiles []string // every entry named .gitignore, of any type
 	stamps      []stamp  // directories walked and ignore files seen, for revalidation
+	scanned     int      // entries counted towards the scan ceiling
 }
 
 func isMarkdown(name string) bool {
@@ -29,12 +29,11 @@ func isMarkdown(name string) bool {
 }
 
 // enumerate walks the tree depth-first in UTF-16 name order, never through a link.
-func enumerate(ctx context.Context, ws *workspace.Workspace, col *collector) (*enumeration, error) {
+func enumerate(ctx context.Context, ws *workspace.Workspace, thin bool, col *collector) (*enumeration, error) {
 	en := &enumeration{}
 	if root, err := ws.Lstat("."); err == nil {
 		en.stamps = append(en.stamps, stamp{".", root})
 	}
-	scanned := 0
 	var walk func(dir string) error
 	walk = func(dir string) error {
 		if err := cancelled(ctx); err != nil {
@@ -48,9 +47,9 @@ func enumerate(ctx context.Context, ws *workspace.Workspace, col *collector) (*e
 		}
 		sort.Slice(entries, func(i, j int) bool { return guard.Less(entries[i].Name, entries[j].Name) })
 		for _, e := range entries {
-			scanned++
-			if scanned > limits.MaxScanEntries {
-				return workLimit("the workspace has more entries than one call may scan")
+			en.scanned++
+			if en.scanned > ceilings.entries {
+				return tooManyEntries(thin)
 			}
 			rel := e.Name
 			if dir != "" {
@@ -102,13 +101,10 @@ func enumerate(ctx context.Context, ws *workspace.Workspace, col *collector) (*e
 				// Stamped: dropping the other link makes it readable.
 				col.add("document", "hard_link_or_nonregular", 1)
 				en.stamps = append(en.stamps, stamp{rel, e})
-			case e.Size > limits.MaxFileBytes:
-				return workLimit("a Markdown file is over the 1 MiB limit")
 			default:
+				// One over the per-file limit is still admitted first (an
+				// ignored one is not named too large), then left out unread.
 				en.markdown = append(en.markdown, candidate{rel, e})
-				if len(en.markdown) > limits.MaxMarkdownFiles {
-					return workLimit("the workspace has more Markdown files than one call may read")
-				}
 			}
 		}
 		return nil

@@ -1,11 +1,13 @@
 package cli_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -94,6 +96,22 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("usage: treehash DIR FILE")
 				}
 				ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(testws.Hash(t, ts.MkAbs(args[0]))+"\n"), 0o644))
+			},
+			// pad FILE N appends a comment line that makes FILE exactly N bytes.
+			"pad": func(ts *testscript.TestScript, neg bool, args []string) {
+				n, err := strconv.Atoi(args[len(args)-1])
+				if len(args) != 2 || err != nil {
+					ts.Fatalf("usage: pad FILE BYTES")
+				}
+				p := ts.MkAbs(args[0])
+				b, err := os.ReadFile(p)
+				ts.Check(err)
+				if len(b)+2 > n {
+					ts.Fatalf("pad: %s is already %d bytes", args[0], len(b))
+				}
+				b = append(b, '#')
+				b = append(b, bytes.Repeat([]byte{'x'}, n-len(b)-1)...)
+				ts.Check(os.WriteFile(p, append(b, '\n'), 0o644))
 			},
 			// scaffold DIR writes the five greenfield files into DIR.
 			"scaffold": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -275,8 +275,10 @@ func TestReasonCodes(t *testing.T) {
 	badPolicy := fixtureWS(t)
 	testws.Write(t, badPolicy, ".gitignore", "*.md\n")
 	tooBig := fixtureWS(t)
-	testws.Write(t, tooBig, "big.md", strings.Repeat("x", 1<<20+1))
-	s := start(t, opts{}, good, badPolicy, tooBig)
+	testws.Write(t, tooBig, "tropo.toml", "#"+strings.Repeat("x", 1<<20)+"\n")
+	bigNote := fixtureWS(t)
+	testws.Write(t, bigNote, "big.md", strings.Repeat("x", 1<<20+1))
+	s := start(t, opts{}, good, badPolicy, tooBig, bigNote)
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -289,11 +291,16 @@ func TestReasonCodes(t *testing.T) {
 		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "path_filters": []string{".vivary/private/*"}}, "path_refused"},
 		{"vivary_query", map[string]any{"workspace": "ws1", "text": "x"}, "privacy_policy_unavailable"},
 		{"vivary_check", map[string]any{"workspace": "ws2"}, "work_limit_exceeded"},
+		{"vivary_check", map[string]any{"workspace": "ws3"}, "known"},
 		{"vivary_find", map[string]any{"workspace": "ws0", "question": "adapter"}, "known"},
 	} {
 		if got := s.reason(c.tool, c.args); got != c.want {
 			t.Errorf("%s %v: %s, want %s", c.tool, c.args, got, c.want)
 		}
+	}
+	// One Markdown file over 1 MiB costs that one document, not the call.
+	if _, e, _ := s.call("vivary_check", map[string]any{"workspace": "ws3"}); e.Complete || !strings.Contains(string(e.Result), `{"count":1,"kind":"document","reason":"too_large"}`) {
+		t.Errorf("a too-large note: complete %v, result %s", e.Complete, e.Result)
 	}
 	_, e, _ := s.call("vivary_query", map[string]any{"workspace": "nope", "text": "x"})
 	if e.Status != "refused" || e.Result == nil || string(e.Result) != "null" || len(e.Omissions) != 1 {
