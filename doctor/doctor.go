@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/vivary-dev/vivary-go/policy"
@@ -17,6 +18,7 @@ import (
 	"github.com/vivary-dev/vivary-go/reason"
 	"github.com/vivary-dev/vivary-go/scaffold"
 	"github.com/vivary-dev/vivary-go/workspace"
+	"github.com/vivary-dev/vivary-go/workspace/write"
 )
 
 // Graph counts the typed graph.
@@ -106,6 +108,7 @@ func Inspect(ctx context.Context, reader *produce.Reader, root string) *Report {
 		contract = &c
 	}
 	r.Compatibility.WorkspaceContract = contract
+	r.Warnings = append(r.Warnings, leftovers(ws)...)
 	for _, p := range privacyProbes {
 		ignored, err := policy.Ignored(ctx, ws, p.probe)
 		if err != nil || !ignored {
@@ -150,6 +153,47 @@ func Inspect(ctx context.Context, reader *produce.Reader, root string) *Report {
 	}
 	r.OK = len(r.Errors) == 0
 	return r
+}
+
+// tempFolders are where a write of create-vivary puts its temp files: beside
+// the files it writes.
+var tempFolders = []string{"", ".vivary", ".vivary/records/changes", ".vivary/records/decisions", ".vivary/records/gates",
+	".vivary/records/modules", ".vivary/records/verification", ".agents/skills/vivary", ".claude/skills/vivary"}
+
+// tempFix says how a leftover of each writer goes away.
+var tempFix = map[string]string{
+	"record": "the next create-vivary record --apply removes it",
+	"adopt":  "create-vivary adopt --recover, or the next adopt --apply, removes it",
+}
+
+// leftovers reports the temp files a killed write left behind. They are
+// ignored by the privacy block, so they harm nothing, but they are not the
+// owner's and the next write of the same kind removes them.
+func leftovers(ws *workspace.Workspace) []string {
+	var out []string
+	for _, dir := range tempFolders {
+		entries, err := ws.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+		for _, e := range entries {
+			tag, ok := write.TempTag(e.Name)
+			if !ok || !e.IsRegular() {
+				continue
+			}
+			rel := e.Name
+			if dir != "" {
+				rel = dir + "/" + e.Name
+			}
+			fix, ok := tempFix[tag]
+			if !ok {
+				fix = "delete it"
+			}
+			out = append(out, fmt.Sprintf("an interrupted create-vivary %s left the temp file %s; %s", tag, rel, fix))
+		}
+	}
+	return out
 }
 
 // Adapter facts the probe checks in the binary's build information.

@@ -1,7 +1,8 @@
 // Package record owns the one governed write Vivary makes: a single typed
 // record, bound to a verified public Task Capsule and the workspace state it
 // was compiled for, applied only when the caller passes the exact plan hash
-// a person approved. The write is atomic, Doctor reruns after it, and any
+// a person approved. The write goes through package write's held folder
+// handles (never by path) and is atomic; Doctor reruns after it, and any
 // failed verification restores the tree byte for byte. There is no batch.
 package record
 
@@ -116,15 +117,29 @@ func sha(b []byte) string { return canon.Digest(b) }
 
 // PlanRecord builds the plan without writing anything.
 func PlanRecord(ctx context.Context, req Request) (*Plan, error) {
-	abs, err := filepath.Abs(req.Workspace)
+	abs, ws, err := bind(req.Workspace)
 	if err != nil {
-		return nil, fail("record target must be an existing thin Vivary workspace")
+		return nil, err
+	}
+	defer ws.Close()
+	return plan(ctx, ws, abs, req)
+}
+
+func bind(dir string) (string, *workspace.Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", nil, fail("record target must be an existing thin Vivary workspace")
 	}
 	ws, err := workspace.Bind(abs)
 	if err != nil {
-		return nil, fail("record target must be an existing thin Vivary workspace")
+		return "", nil, fail("record target must be an existing thin Vivary workspace")
 	}
-	defer ws.Close()
+	return abs, ws, nil
+}
+
+// plan builds the plan over the bound workspace; abs is the path the
+// caller named it by.
+func plan(ctx context.Context, ws *workspace.Workspace, abs string, req Request) (*Plan, error) {
 	// One Reader serves Doctor, the capsule binding and the validation, so
 	// the workspace is read once.
 	reader := produce.NewReader(ws)
@@ -249,141 +264,4 @@ func planHash(p *Plan) (string, error) {
 		return "", err
 	}
 	return sha(b), nil
-}
-
-// AfterWrite runs between the write and the post-write Doctor. Tests set
-// it to inject a failing verification; it is nil in the shipped binaries.
-var AfterWrite func() error
-
-// Apply re-plans, requires the approved hash to equal the plan hash now,
-// writes the one file atomically, reruns Doctor, and rolls back on failure.
-func Apply(ctx context.Context, req Request, approved string) (*Plan, *doctor.Report, error) {
-	if approved == "" {
-		return nil, nil, fail("record apply requires --apply <hash> from the approved preview")
-	}
-	p, err := PlanRecord(ctx, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	if p.PlanHash != approved {
-		return nil, nil, fail("record plan hash mismatch: approved %s, current %s", approved, p.PlanHash)
-	}
-	root, _ := filepath.Abs(req.Workspace)
-	created, err := write(root, p)
-	if err != nil {
-		return nil, nil, fail("record apply failed and rolled back: %v", err)
-	}
-	var verr error
-	if AfterWrite != nil {
-		verr = AfterWrite()
-	}
-	rep, err := doctor.Run(ctx, root)
-	if verr == nil && (err != nil || !rep.OK) {
-		verr = errors.New("doctor reported problems")
-		if rep != nil {
-			verr = errors.New(strings.Join(rep.Errors, "; "))
-		}
-	}
-	if verr != nil {
-		if rerr := rollback(root, p, created); rerr != nil {
-			return nil, nil, fail("Doctor failed after record apply: %v; rollback failed: %v", verr, rerr)
-		}
-		return nil, nil, fail("Doctor failed after record apply and the workspace was restored: %v", verr)
-	}
-	return p, rep, nil
-}
-
-// write creates the record's folders as needed and puts the file in place
-// through a temp file in the same directory (fsync, rename). It returns the
-// directories it created, deepest last.
-func write(root string, p *Plan) ([]string, error) {
-	var created []string
-	dir := filepath.Join(root, filepath.FromSlash(filepath.ToSlash(filepath.Dir(p.Path))))
-	rel := ""
-	for _, seg := range strings.Split(filepath.ToSlash(filepath.Dir(p.Path)), "/") {
-		rel = filepath.Join(rel, seg)
-		full := filepath.Join(root, rel)
-		st, err := os.Lstat(full)
-		switch {
-		case err == nil && st.IsDir():
-			continue
-		case err == nil:
-			removeDirs(created)
-			return nil, errors.New("a record folder is not a plain directory")
-		}
-		if err := os.Mkdir(full, 0o755); err != nil {
-			removeDirs(created)
-			return nil, err
-		}
-		created = append(created, full)
-	}
-	target := filepath.Join(root, filepath.FromSlash(p.Path))
-	tmp, err := os.CreateTemp(dir, ".record-*.vivary-tmp")
-	if err != nil {
-		removeDirs(created)
-		return nil, err
-	}
-	cleanup := func(e error) ([]string, error) {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		removeDirs(created)
-		return nil, e
-	}
-	if _, err := tmp.Write(p.content); err != nil {
-		return cleanup(err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return cleanup(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return cleanup(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return cleanup(err)
-	}
-	// The destination must be what the plan saw, right before the rename.
-	cur, err := os.ReadFile(target)
-	switch {
-	case p.Action == "create" && err == nil, p.Action == "create" && !errors.Is(err, os.ErrNotExist):
-		return cleanup(errors.New("the destination appeared after the plan"))
-	case p.Action == "update" && (err != nil || !bytes.Equal(cur, p.before)):
-		return cleanup(errors.New("the destination changed after the plan"))
-	}
-	var err2 error
-	if p.Action == "create" {
-		err2 = renameNoReplace(tmp.Name(), target)
-	} else {
-		err2 = os.Rename(tmp.Name(), target)
-	}
-	if err2 != nil {
-		return cleanup(err2)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return created, nil
-}
-
-func removeDirs(dirs []string) {
-	for i := len(dirs) - 1; i >= 0; i-- {
-		os.Remove(dirs[i])
-	}
-}
-
-// rollback restores the exact previous bytes (update) or removes the new
-// file and the folders the write created (create).
-func rollback(root string, p *Plan, created []string) error {
-	target := filepath.Join(root, filepath.FromSlash(p.Path))
-	if p.Action == "create" {
-		if err := os.Remove(target); err != nil {
-			return err
-		}
-		removeDirs(created)
-		return nil
-	}
-	back := *p
-	back.content, back.Action, back.before = p.before, "update", p.content
-	_, err := write(root, &back)
-	return err
 }

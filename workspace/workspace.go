@@ -3,7 +3,8 @@
 // from ordinary writes inside it, and every read of workspace bytes. Names
 // are resolved one component at a time beneath the held handle with
 // O_NOFOLLOW, so no link is ever followed; files are opened non-blocking and
-// must be regular with a single link. This package never writes.
+// must be regular with a single link. This package never writes; package
+// write (beside it) writes through the directory handles it hands out.
 package workspace
 
 import (
@@ -173,6 +174,39 @@ func (w *Workspace) openDir(rel string) (int, error) {
 	return fd, nil
 }
 
+// OpenDir returns a fresh handle of the directory rel ("" is the root),
+// reached one component at a time from the held root with no link followed
+// (ErrLink if a component is a link or not a directory). The caller closes
+// it. It is how package write reaches the folders it writes into.
+func (w *Workspace) OpenDir(rel string) (int, error) { return w.openDir(rel) }
+
+// ReadAt is ReadFile for the entry name of an open directory handle.
+func ReadAt(dirfd int, name string, max int64, want *Info) ([]byte, Info, error) {
+	return readAt(dirfd, name, max, want)
+}
+
+// StatAt describes the entry name of an open directory handle without
+// following a link; a missing entry returns Info{Exists:false} and no error.
+func StatAt(dirfd int, name string) (Info, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return Info{Name: name}, nil
+		}
+		return Info{}, err
+	}
+	return infoOf(name, &st), nil
+}
+
+// StatFD describes an open file or directory.
+func StatFD(fd int, name string) (Info, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return Info{}, err
+	}
+	return infoOf(name, &st), nil
+}
+
 func split(rel string) (dir, name string) {
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		return rel[:i], rel[i+1:]
@@ -192,14 +226,7 @@ func (w *Workspace) Lstat(rel string) (Info, error) {
 		return Info{}, err
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			return Info{Name: name}, nil
-		}
-		return Info{}, err
-	}
-	return infoOf(name, &st), nil
+	return StatAt(fd, name)
 }
 
 // ReadDir lists the directory rel with an lstat of every entry, in no order.

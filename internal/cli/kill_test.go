@@ -1,0 +1,130 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vivary-dev/vivary-go/internal/cli"
+	"github.com/vivary-dev/vivary-go/internal/faults"
+	"github.com/vivary-dev/vivary-go/workspace/write"
+)
+
+var (
+	faultOnce sync.Once
+	faultBin  string
+	faultErr  error
+)
+
+// faultBinary builds the real create-vivary with the vivary_faults tag, so
+// VIVARY_FAULT can stop it at a chosen write step.
+func faultBinary(t *testing.T) string {
+	faultOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "vivary-faults-")
+		if err != nil {
+			faultErr = err
+			return
+		}
+		faultBin = filepath.Join(dir, "create-vivary")
+		cmd := exec.Command("go", "build", "-tags", "vivary_faults", "-o", faultBin, "./cmd/create-vivary")
+		cmd.Dir = "../.."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			faultErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if faultErr != nil {
+		t.Fatal(faultErr)
+	}
+	return faultBin
+}
+
+// killAt runs the real create-vivary with args, waits for it to report that
+// it reached the step (the nth time), SIGKILLs it there and returns the
+// path the step was acting on.
+func killAt(t *testing.T, step write.Step, nth string, args ...string) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(faultBinary(t), args...)
+	cmd.Env = append(os.Environ(), faults.Env+"="+string(step)+"#"+nth)
+	cmd.ExtraFiles = []*os.File{w}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	// A generous deadline: the line comes as soon as the step is reached; a
+	// process that ends first closes the pipe and the read sees EOF.
+	r.SetReadDeadline(time.Now().Add(2 * time.Minute))
+	line, rerr := bufio.NewReader(r).ReadString('\n')
+	if rerr != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("create-vivary never reached %s #%s: %v\n%s", step, nth, rerr, stderr.String())
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil || cmd.ProcessState.Sys() == nil || !strings.Contains(cmd.ProcessState.String(), "killed") {
+		t.Fatalf("create-vivary was not killed: %v (%s)", err, cmd.ProcessState)
+	}
+	_, rel, _ := strings.Cut(strings.TrimSpace(line), " ")
+	return rel
+}
+
+// A real SIGKILL just before the rename leaves the fully written
+// .record-<n>.vivary-tmp beside the destination and nothing else. Doctor
+// reports it, and the next apply of the same approved plan removes it,
+// through the same held handles, and writes the record.
+func TestRecordSurvivesAKillBeforeTheRename(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	args, hash := recordSetup(t, dir, ws, "killed")
+	if rel := killAt(t, write.StepRename, "1", append(args, "--apply", hash)...); rel != ".vivary/records/changes/held.md" {
+		t.Fatalf("killed while renaming onto %q", rel)
+	}
+	left, err := os.ReadDir(filepath.Join(ws, ".vivary/records/changes"))
+	if err != nil || len(left) != 1 {
+		t.Fatalf("the record folder holds %v, %v; want one temp file", left, err)
+	}
+	tmp := ".vivary/records/changes/" + left[0].Name()
+	if tag, ok := write.TempTag(left[0].Name()); !ok || tag != "record" {
+		t.Fatalf("the folder holds %q, want a .record-<n>.vivary-tmp", tmp)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, tmp)); err != nil || !strings.Contains(string(b), "The killed text.") {
+		t.Fatalf("the temp file holds %q, %v", b, err)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".vivary/records/changes/held.md")); !os.IsNotExist(err) {
+		t.Fatalf("the record exists after a kill before its rename: %v", err)
+	}
+
+	code, out, _ := run(cli.Create, "doctor", "--workspace", ws)
+	if code != 0 || !strings.Contains(out, "warning: an interrupted create-vivary record left the temp file "+tmp+"; the next create-vivary record --apply removes it") {
+		t.Fatalf("doctor (exit %d) does not report the leftover:\n%s", code, out)
+	}
+
+	code, out, stderr := run(cli.Create, append(args, "--apply", hash)...)
+	if code != 0 || !strings.Contains(out, "applied one create") {
+		t.Fatalf("the next apply (exit %d): %s%s", code, out, stderr)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, tmp)); !os.IsNotExist(err) {
+		t.Fatalf("the next apply left the temp file: %v", err)
+	}
+	if got := holding(t, ws, "The killed text."); len(got) != 1 || got[0] != ".vivary/records/changes/held.md" {
+		t.Fatalf("the record text is in %v", got)
+	}
+	if code, out, _ := run(cli.Create, "doctor", "--workspace", ws); code != 0 || strings.Contains(out, "warning: an interrupted") {
+		t.Fatalf("doctor after the clean apply (exit %d):\n%s", code, out)
+	}
+}
