@@ -5,8 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -88,18 +86,6 @@ func appendTo(t *testing.T, path, text string) {
 	if _, err := f.WriteString(text); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func FuzzCollapseSpace(f *testing.F) {
-	for _, s := range []string{"  a \t\n b  ", "\u00a0 a \u00a0", "x\vy", "", " \r\f "} {
-		f.Add(s)
-	}
-	re := regexp.MustCompile(`\s+`)
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := collapseSpace(s), strings.TrimSpace(re.ReplaceAllString(s, " ")); got != want {
-			t.Fatalf("collapseSpace(%q) = %q, want %q", s, got, want)
-		}
-	})
 }
 
 // Stamps from a filesystem with coarse times prove nothing, so such a tree
