@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -149,16 +148,17 @@ func DeriveID(rel, rootName string) string {
 	return Slugify(base)
 }
 
-var headingRe = regexp.MustCompile(`(?m)^#\s+(.+)$`)
+// headingRe is the reference's r"^#\s+(.+)$" (re.M) with Python's \s
+// (RE2's is ASCII only). Go's regexp picks the submatch a backtracking
+// engine would, so "#\nText" is a heading of "Text" here too.
+var headingRe = regexp.MustCompile(`(?m)^#` + guard.SpaceClass + `+(.+)$`)
 
-// DeriveTitle is the first "# " heading of the body, trimmed to 512
-// characters, else the id in title case.
+// DeriveTitle is the first "# " heading of the body, stripped and trimmed
+// to 512 characters, else the id in title case. A heading of only spaces
+// gives "", which search shows as the id, as the reference does.
 func DeriveTitle(body, id string) string {
 	if m := headingRe.FindStringSubmatch(body); m != nil {
-		t := strings.TrimSpace(strings.TrimSuffix(m[1], "\r"))
-		if t != "" {
-			return TrimText(t, limits.MaxTitleChars)
-		}
+		return TrimText(guard.TrimSpace(m[1]), limits.MaxTitleChars)
 	}
 	return pyTitle(strings.ReplaceAll(id, "-", " "))
 }
@@ -169,7 +169,7 @@ func TrimText(s string, max int) string {
 		return s
 	}
 	r := []rune(s)
-	return strings.TrimRightFunc(string(r[:max-3]), unicode.IsSpace) + "..."
+	return guard.TrimRightSpace(string(r[:max-3])) + "..."
 }
 
 // pyTitle is Python's str.title: a letter after a non-letter is upper-cased,
@@ -198,122 +198,6 @@ func localDate(ns int64) string {
 		return "1970-01-01"
 	}
 	return time.Unix(0, ns).Format("2006-01-02")
-}
-
-var (
-	slugRe     = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
-	urlRe      = regexp.MustCompile(`^https?://\S+$`)
-	dateRe     = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-	datetimeRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
-)
-
-func validDate(s string) bool {
-	if !dateRe.MatchString(s) {
-		return false
-	}
-	_, err := time.Parse("2006-01-02", s)
-	return err == nil
-}
-
-// CheckSpec reports whether v satisfies the field spec.
-func CheckSpec(spec string, v any) bool {
-	switch spec {
-	case "any":
-		return true
-	case "string":
-		_, ok := v.(string)
-		return ok
-	case "date":
-		s, ok := v.(string)
-		return ok && validDate(s)
-	case "datetime":
-		s, ok := v.(string)
-		return ok && datetimeRe.MatchString(s) && validDate(s[:10])
-	case "slug", "ref":
-		s, ok := v.(string)
-		return ok && slugRe.MatchString(s)
-	case "url":
-		s, ok := v.(string)
-		return ok && urlRe.MatchString(s)
-	case "list":
-		_, ok := v.([]any)
-		return ok
-	case "string-list", "ref-list":
-		l, ok := v.([]any)
-		if !ok {
-			return false
-		}
-		for _, e := range l {
-			s, ok := e.(string)
-			if !ok || (spec == "ref-list" && !slugRe.MatchString(s)) {
-				return false
-			}
-		}
-		return true
-	case "bool":
-		_, ok := v.(bool)
-		return ok
-	case "number":
-		switch v.(type) {
-		case int64, float64:
-			return true
-		}
-		return false
-	}
-	if strings.HasPrefix(spec, "enum:") {
-		s := Stringify(v)
-		for _, o := range strings.Split(spec[5:], "|") {
-			if o == s {
-				return v != nil
-			}
-		}
-	}
-	return false
-}
-
-// Stringify renders a frontmatter value as the search text uses it.
-func Stringify(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return t
-	case bool:
-		if t {
-			return "True"
-		}
-		return "False"
-	case int64:
-		return strconv.FormatInt(t, 10)
-	case float64:
-		return pyFloat(t)
-	case []any:
-		parts := make([]string, len(t))
-		for i, e := range t {
-			parts[i] = Stringify(e)
-		}
-		return strings.Join(parts, ", ")
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = k + ": " + Stringify(t[k])
-		}
-		return strings.Join(parts, " ")
-	}
-	return ""
-}
-
-func pyFloat(f float64) string {
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".eEn") {
-		s += ".0"
-	}
-	return s
 }
 
 // Analyze builds the document model of one admitted file and all of its
@@ -402,37 +286,33 @@ func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64)
 			d.addRefs(f, spec)
 			continue
 		}
-		if f.Value == nil && !isReq {
+		// A null is E102 when required and fine when optional; an empty
+		// string is checked like any value, so `status: ""` is E102 and E103.
+		if f.Value == nil {
 			continue
 		}
-		if !CheckSpec(spec, f.Value) && !(isReq && (f.Value == nil || f.Value == "")) {
+		if !CheckSpec(spec, f.Value) {
 			d.Findings = append(d.Findings, finding(rel, f.Line, "E103"))
 		}
 	}
 	return d
 }
 
-// addRefs records the edges of a ref or ref-list field; an unsafe or
-// absolute target is an E103 and an omitted edge.
+// addRefs records the edges of a ref or ref-list field. Like the
+// reference, a list in a ref or a scalar in a ref-list keeps its edges and
+// adds one E103; an unsafe or absolute target is an E103 and an omitted edge.
 func (d *Document) addRefs(f Field, spec string) {
 	var targets []any
-	switch v := f.Value.(type) {
-	case nil:
+	list, isList := f.Value.([]any)
+	switch {
+	case f.Value == nil:
 		return
-	case []any:
-		if spec == "ref" {
-			d.Findings = append(d.Findings, finding(d.Path, f.Line, "E103"))
-			return
-		}
-		targets = v
+	case isList:
+		targets = list
 	default:
-		if spec == "ref-list" {
-			d.Findings = append(d.Findings, finding(d.Path, f.Line, "E103"))
-			return
-		}
-		targets = []any{v}
+		targets = []any{f.Value}
 	}
-	bad := false
+	bad := isList != (spec == "ref-list")
 	for _, t := range targets {
 		s, ok := t.(string)
 		if !ok || !guard.OutputSafe(f.Key, limits.MaxFieldChars, guard.Producer) ||

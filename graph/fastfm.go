@@ -3,37 +3,38 @@ package graph
 import (
 	"strconv"
 	"strings"
+
+	"github.com/vivary-dev/vivary-go/guard"
 )
 
 // parseSimple parses the common frontmatter shape (one `key: scalar` or
 // `key: [a, b]` per line, plain words only) without building a YAML node
-// tree. It reports ok=false for anything else, and the caller falls back to
-// the YAML parser; FuzzFastPathAgrees proves both give the same fields.
+// tree. Separators and padding may be any Python whitespace, as pySpaces
+// allows. It reports ok=false for anything else, and the caller falls back
+// to the YAML parser; FuzzFastPathAgrees proves both give the same fields.
 func parseSimple(fm string) (*Frontmatter, bool) {
 	out := &Frontmatter{byKey: map[string]int{}}
 	for i, line := range strings.Split(fm, "\n") {
-		if line == "" {
-			return nil, false
-		}
-		colon := strings.Index(line, ": ")
+		colon := strings.IndexByte(line, ':')
 		if colon <= 0 {
 			return nil, false
 		}
-		key, val := line[:colon], line[colon+2:]
-		if !simpleKey(key) {
+		key := line[:colon]
+		start, _ := spaceRun(line, colon+1)
+		if start == colon+1 || !simpleKey(key) {
 			return nil, false
 		}
 		if _, dup := out.byKey[key]; dup {
 			return nil, false
 		}
+		val := guard.TrimRightSpace(line[start:])
 		var v any
 		if strings.HasPrefix(val, "[") && strings.HasSuffix(val, "]") {
 			inner := val[1 : len(val)-1]
 			items := []any{}
-			if strings.TrimSpace(inner) != "" {
+			if guard.TrimSpace(inner) != "" {
 				for _, it := range strings.Split(inner, ",") {
-					it = strings.TrimSpace(it)
-					s, ok := simpleScalar(it)
+					s, ok := simpleScalar(guard.TrimSpace(it))
 					if !ok {
 						return nil, false
 					}

@@ -5,9 +5,12 @@ import (
 	"testing"
 )
 
+// FuzzFastPathAgrees checks the fast path against the slow one: yaml.v3
+// after pySpaces has applied the reference's whitespace rule.
 func FuzzFastPathAgrees(f *testing.F) {
 	for _, s := range []string{"a: b", "project: x\nstatus: done\ndate: 2026-11-20", "k: [a, b-c, d/e]", "n: 42",
-		"n: 042", "b: true", "b: True", "x: yes", "k: []", "k: [ ]", "a: b c", "t: 2026-13-45", "v: 1.5", "v: 1_000", "a-b: c", "a: -1"} {
+		"n: 042", "b: true", "b: True", "x: yes", "k: []", "k: [ ]", "a: b c", "t: 2026-13-45", "v: 1.5", "v: 1_000", "a-b: c", "a: -1",
+		"a:\u00a0b", "a:\u3000[x,\u00a0y\u2009]", "s: done\u3000", "k:\x1fv\x1c", "k:\rv", "k:\x85v", "k: [\u00a0]", "t:\u00a0a b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -98,6 +98,7 @@ func parseFrontmatter(fm string, fast bool) (*Frontmatter, error) {
 	if simple, ok := parseSimple(fm); fast && ok {
 		return simple, nil
 	}
+	fm = pySpaces(fm)
 	for i, l := range strings.Split(fm, "\n") {
 		trimmed := strings.TrimLeft(l, " ")
 		if strings.HasPrefix(trimmed, "\t") {

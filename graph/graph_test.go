@@ -143,6 +143,34 @@ func TestFindings(t *testing.T) {
 		{"ref not a list", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: x\n---\n", "[E103@5]"},
 		{"tags list", "notes/n.md", "---\ntags: [a, b]\n---\n", "[]"},
 		{"tags scalar", "notes/n.md", "---\ntags: a\n---\n", "[E103@2]"},
+		// The reference's string accepts any scalar YAML reads: numbers and
+		// booleans the writer meant as text; string-list accepts scalar items.
+		{"number and bool as text", "changes/c.md", "---\nproject: 2026\nstatus: done\nslice: 42\nbranch: true\n---\n", "[]"},
+		{"float and exponent as text", "changes/c.md", "---\nproject: 1.5\nstatus: done\nslice: 1e3\n---\n", "[]"},
+		{"scalar tag items", "notes/n.md", "---\ntags: [2026, x, true, 1.5]\n---\n", "[]"},
+		{"null tag item", "notes/n.md", "---\ntags: [a, ~]\n---\n", "[]"},
+		{"list as text", "changes/c.md", "---\nproject: p\nstatus: done\nslice: [a]\n---\n", "[E103@4]"},
+		{"mapping as text", "changes/c.md", "---\nproject: p\nstatus: done\nslice: {a: b}\n---\n", "[E103@4]"},
+		{"enum is not a list", "changes/c.md", "---\nproject: p\nstatus: [done]\nslice: s\n---\n", "[E103@3]"},
+		// An empty required enum or date is empty and invalid; empty text
+		// is only empty; a null is only empty.
+		{"empty required enum", "changes/c.md", "---\nproject: p\nstatus: \"\"\nslice: s\n---\n", "[E102@3 E103@3]"},
+		{"empty required date", "decisions/d.md", "---\nproject: p\nstatus: accepted\ndate: ''\n---\n", "[E102@4 E103@4]"},
+		{"null required enum", "changes/c.md", "---\nproject: p\nstatus:\nslice: s\n---\n", "[E102@3]"},
+		// Datetimes need a time; a fraction may follow the minutes; the
+		// calendar check stays (a declared improvement).
+		{"datetime without time", "gates/g.md", "---\nproject: p\nstatus: open\ngate: g\napproved_at: 2026-11-20\n---\n", "[E103@5]"},
+		{"datetime fraction after minutes", "gates/g.md", "---\nproject: p\nstatus: open\ngate: g\napproved_at: 2026-11-20T10:00.5Z\n---\n", "[]"},
+		{"datetime full", "gates/g.md", "---\nproject: p\nstatus: open\ngate: g\napproved_at: 2026-11-20T10:00:00.123456789123+02:00\n---\n", "[]"},
+		{"datetime with a space", "gates/g.md", "---\nproject: p\nstatus: open\ngate: g\napproved_at: 2026-11-20 10:00\n---\n", "[]"},
+		{"datetime off the calendar", "gates/g.md", "---\nproject: p\nstatus: open\ngate: g\napproved_at: 2026-02-30T10:00Z\n---\n", "[E103@5]"},
+		{"date off the calendar", "decisions/d.md", "---\nproject: p\nstatus: accepted\ndate: 2026-02-30\n---\n", "[E103@4]"},
+		// Python whitespace separates and pads like YAML's.
+		{"nbsp after colon", "changes/c.md", "---\nproject:\u00a0p\nstatus:\u3000done\u3000\nslice: s\u00a0# note\n---\n", "[]"},
+		{"nbsp in a list", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: [\u00a0m,\u2009n\u00a0]\n---\n", "[]"},
+		{"separator before a colon", "changes/c.md", "---\nproject\u00a0: p\nstatus: done\nslice:\x1fs\x1f\n---\n", "[]"},
+		{"nbsp inside a value is kept", "changes/c.md", "---\nproject: p\nstatus: do\u00a0ne\nslice: s\n---\n", "[E103@3]"},
+		{"nbsp inside quotes is kept", "changes/c.md", "---\nproject: p\nstatus: 'done\u00a0'\nslice: s\n---\n", "[E103@3]"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := fmt.Sprint(analyze(t, c.path, c.text)); got != c.want {
@@ -163,6 +191,90 @@ func TestEdgesAndGraph(t *testing.T) {
 	w := a.UnresolvedFindings(map[string]bool{"a": true, "m": true})
 	if len(w) != 1 || w[0].Code != "W220" || w[0].Line != 5 {
 		t.Fatalf("W220 %v", w)
+	}
+}
+
+// A scalar in a ref-list or a list in a ref keeps its edges, as in the
+// reference, with one E103 on the field.
+func TestRefShapeKeepsEdges(t *testing.T) {
+	cfg := thinConfig(t)
+	for _, c := range []struct{ name, path, text, edges, findings string }{
+		{"scalar in ref-list", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: m\n---\n",
+			"[{related_modules m}]", "[E103@5]"},
+		{"list in ref", "decisions/d.md", "---\nproject: p\nstatus: accepted\ndate: 2026-08-10\nsupersedes: [a, b]\n---\n",
+			"[{supersedes a} {supersedes b}]", "[E103@5]"},
+		{"one E103 for a bad target", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: [/abs, ok]\n---\n",
+			"[{related_modules ok}]", "[E103@5]"},
+		{"null item", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: [m, ~]\n---\n",
+			"[{related_modules m}]", "[E103@5]"},
+	} {
+		d := graph.Analyze(cfg, c.path, "ws", c.text, 1, 1)
+		var edges, findings []string
+		for _, e := range d.Edges {
+			edges = append(edges, "{"+e.Field+" "+e.To+"}")
+		}
+		for _, f := range d.Findings {
+			findings = append(findings, fmt.Sprintf("%s@%d", f.Code, f.Line))
+		}
+		if got := fmt.Sprint(edges); got != c.edges {
+			t.Errorf("%s: edges %s, want %s", c.name, got, c.edges)
+		}
+		if got := fmt.Sprint(findings); got != c.findings {
+			t.Errorf("%s: findings %s, want %s", c.name, got, c.findings)
+		}
+	}
+}
+
+// Values render in search text as the reference's str() does.
+func TestStringify(t *testing.T) {
+	for _, c := range []struct {
+		fm, want string
+	}{
+		{"b: true", "True"},
+		{"b: false", "False"},
+		{"n: 42", "42"},
+		{"n: 2026", "2026"},
+		{"f: 1.5", "1.5"},
+		{"f: 1e16", "1e+16"},
+		{"f: 123456789.0", "123456789.0"},
+		{"f: 0.00001", "1e-05"},
+		{"f: 3.0", "3.0"},
+		{"x: ~", ""},
+		{"l: [2026, x]", "2026, x"},
+		{"l: [a, ~]", "a, None"},
+		{"l: [a, true, 1.5]", "a, True, 1.5"},
+		{"m: {b: 1, a: [x, \"it's\"]}", "a: ['x', \"it's\"] b: 1"},
+	} {
+		fm, err := graph.ParseFrontmatter(c.fm)
+		if err != nil {
+			t.Fatalf("%q: %v", c.fm, err)
+		}
+		if got := graph.Stringify(fm.Fields[0].Value); got != c.want {
+			t.Errorf("Stringify(%q) = %q, want %q", c.fm, got, c.want)
+		}
+	}
+}
+
+// Titles use Python's whitespace: "#" then any \s run (newlines too), and
+// strip() of the rest. Expected values are the reference's
+// re.search(r"^#\s+(.+)$", body, re.M).group(1).strip().
+func TestTitleWhitespace(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"#\u00a0Title", "Title"},
+		{"# Title\x1f", "Title"},
+		{"#\u3000 T \u3000", "T"},
+		{"#\n\nText", "Text"},
+		{"#  \nX", "X"},
+		{"#\x1c\nX", "X"},
+		{"text\n#\u2028Y\n# Z", "Y"},
+		{"#\tA\r\n", "A"},
+		{"#\u200bB\n# C", "C"},
+		{"# \x1f", ""},
+		{"# \u00a0", ""},
+	} {
+		if got := graph.DeriveTitle(c.body, "x-y"); got != c.want {
+			t.Errorf("DeriveTitle(%q) = %q, want %q", c.body, got, c.want)
+		}
 	}
 }
 

@@ -220,7 +220,13 @@ func TestArgumentBoundaries(t *testing.T) {
 		{"absolute path filter", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Path: []string{"/etc/*"}}}), reason.PathRefused},
 		{"secret path filter", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Path: []string{".env*"}}}), reason.PathRefused},
 		{"ignored-looking path filter", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Path: []string{".vivary/private/*"}}}), reason.PathRefused},
-		{"empty edge field", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Edge: []string{":target"}}}), reason.InvalidArguments},
+		{"empty edge field", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Edge: []string{":target"}}}), reason.PathRefused},
+		{"empty edge target", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Edge: []string{"field:"}}}), reason.PathRefused},
+		{"blank edge target", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Edge: []string{"field: "}}}), reason.PathRefused},
+		{"blank edge field", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Edge: []string{" "}}}), reason.PathRefused},
+		{"edge field only", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Edge: []string{"field"}}}), ""},
+		{"edge field and target", q(produce.QueryArgs{Text: "x", Filters: produce.Filters{Edge: []string{" field : target "}}}), ""},
+		{"separator-only text", q(produce.QueryArgs{Text: "\x1c\u3000"}), reason.InvalidArguments},
 		{"find budget 63", func() error {
 			_, err := r.Find(bg, produce.FindArgs{Question: "x", Limit: 5, Budget: 63})
 			return err

@@ -66,7 +66,7 @@ const (
 // most 4,096 code points (invalid_arguments), and safe to search with: no
 // control characters, credential, absolute path or the root (path_refused).
 func ValidateText(arg, text, root string) error {
-	if strings.TrimSpace(text) == "" {
+	if guard.TrimSpace(text) == "" {
 		return invalid(arg + " must not be empty or whitespace")
 	}
 	if guard.Len(text) > limits.MaxQueryChars {
@@ -109,13 +109,12 @@ func ValidateFilters(f Filters) error {
 					return reason.New(reason.PathRefused, "path_filters holds a refused value: it must be a workspace-relative glob without '..' and not secret-looking")
 				}
 			case "edge_filters":
+				// As in the reference, a ':' must have a target after it, and
+				// an empty field or target is refused like an unsafe one.
 				field, target, hasTarget := strings.Cut(v, ":")
-				field = strings.TrimSpace(field)
-				if field == "" {
-					return invalid("edge_filters values need a field before any ':'")
-				}
+				field, target = guard.TrimSpace(field), guard.TrimSpace(target)
 				if !guard.OutputSafe(field, limits.MaxFieldChars, guard.Producer) ||
-					(hasTarget && strings.TrimSpace(target) != "" && (!guard.OutputSafe(strings.TrimSpace(target), limits.MaxRefTargetChars, guard.Producer) || guard.Absolute(strings.TrimSpace(target)))) {
+					(hasTarget && (!guard.OutputSafe(target, limits.MaxRefTargetChars, guard.Producer) || guard.Absolute(target))) {
 					return reason.New(reason.PathRefused, "edge_filters holds a refused value")
 				}
 			}

@@ -249,7 +249,7 @@ type searchArgs struct {
 
 // search ranks the records for args, in (-score, path, id) order, top k.
 func (idx *searchIndex) search(ctx context.Context, a searchArgs) ([]searchHit, error) {
-	phrase := strings.TrimSpace(strings.ToLower(a.text))
+	phrase := guard.TrimSpace(strings.ToLower(a.text))
 	terms := queryTerms(a.text)
 	typeSet := map[string]bool{}
 	for _, t := range a.types {
@@ -376,7 +376,7 @@ func anyMatch(globs []*regexp.Regexp, s string) bool {
 func edgesMatch(edges []graph.Edge, filters []string) bool {
 	for _, f := range filters {
 		field, target, _ := strings.Cut(f, ":")
-		field, target = strings.TrimSpace(field), strings.TrimSpace(target)
+		field, target = guard.TrimSpace(field), guard.TrimSpace(target)
 		ok := false
 		for _, e := range edges {
 			if (field == "" || e.Field == field) && (target == "" || e.To == target) {
@@ -445,29 +445,9 @@ func fnmatchRegexp(glob string) *regexp.Regexp {
 	return re
 }
 
-// collapseSpace is strings.TrimSpace of s after every run of RE2's \s
-// (tab, newline, form feed, carriage return, space) became one space, in
-// one pass: it runs on the whole body of every hit.
-func collapseSpace(s string) string {
-	b := make([]byte, 0, len(s))
-	pending := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case ' ', '\t', '\n', '\f', '\r':
-			pending = true
-		default:
-			if pending && len(b) > 0 {
-				b = append(b, ' ')
-			}
-			pending = false
-			b = append(b, c)
-		}
-	}
-	return strings.TrimSpace(string(b))
-}
-
-// bestSnippet is a window of at most limit characters of the collapsed body
-// around the earliest match, with "..." where it was cut.
+// bestSnippet is a window of at most limit characters of the body, its
+// Python whitespace collapsed (a pasted NBSP must not make the snippet
+// unprintable), around the earliest match, with "..." where it was cut.
 func bestSnippet(r *searchRecord, phrase string, terms []string, limit int) (string, bool) {
 	if limit <= 0 {
 		return "", false
@@ -479,7 +459,7 @@ func bestSnippet(r *searchRecord, phrase string, terms []string, limit int) (str
 	if src == "" {
 		src = r.title
 	}
-	collapsed := collapseSpace(src)
+	collapsed := guard.CollapseSpace(src)
 	if collapsed == "" {
 		return "", false
 	}
@@ -514,7 +494,7 @@ func bestSnippet(r *searchRecord, phrase string, terms []string, limit int) (str
 			left = 0
 		}
 	}
-	out := strings.TrimSpace(string(text[left:right]))
+	out := guard.TrimSpace(string(text[left:right]))
 	if left > 0 {
 		out = "..." + out
 	}

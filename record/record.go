@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -241,15 +242,22 @@ func validate(ctx context.Context, reader *produce.Reader, dest, wantType string
 		}
 		return fail("record source is not a valid typed record: %s", strings.Join(parts, "; "))
 	}
-	if d.Type != wantType {
+	// The folder map decides the type, as it does for every read: an
+	// adopted workspace names its change records vivary_record_change.
+	if d.Type != wantType && d.Type != AdoptedTypePrefix+wantType {
 		got := d.Type
 		if got == "" {
 			got = "untyped"
 		}
-		return fail("record source is not a valid typed record: expected type '%s', resolved '%s'", wantType, got)
+		return fail("record source is not a valid typed record: the workspace policy types %s as '%s', not '%s' or '%s%s'; map the folder %s to that type in %s",
+			dest, got, wantType, AdoptedTypePrefix, wantType, path.Dir(dest), policy.ThinConfigPath)
 	}
 	return nil
 }
+
+// AdoptedTypePrefix names the record types of an adopted workspace, whose
+// folders are .vivary/records/<folder> (vivary_record_change, ...).
+const AdoptedTypePrefix = "vivary_record_"
 
 // planHash is "sha256:" + the hash of the sorted, ASCII-escaped payload.
 func planHash(p *Plan) (string, error) {

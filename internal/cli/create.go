@@ -108,8 +108,10 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return refuse(prog, err, *asJSON, stdout, stderr)
 	}
-	result := map[string]any{"ok": true, "root": target, "contract": "thin-v0.3", "preset": *preset, "files": len(files),
-		"paths": paths, "dry_run": *dry, "created": false}
+	// The reference's keys that apply here (no adapters are offered, and
+	// storage is always plain files), then the paths and what was done.
+	result := map[string]any{"ok": true, "root": target, "contract": "thin-v0.3", "preset": *preset, "adapters": []string{},
+		"storage": "file", "files": len(files), "dry_run": *dry, "paths": paths, "created": false}
 	switch {
 	case state == "scaffold":
 		result["already_initialized"] = true

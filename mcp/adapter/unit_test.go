@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/reason"
@@ -115,7 +116,20 @@ func FuzzValidateArgs(f *testing.F) {
 				t.Fatalf("unsafe path %q", p)
 			}
 		}
+		if tool != ToolCheck && guard.TrimSpace(a.Text) == "" {
+			t.Fatalf("accepted blank text %q", a.Text)
+		}
 	})
+}
+
+// Text that Python's strip() empties is invalid, whatever whitespace it is.
+func TestBlankTextIsInvalid(t *testing.T) {
+	for _, text := range []string{` `, `\t\n`, `\u00a0`, `\u3000`, `\u001c\u001f`, `\u2028`} {
+		raw := `{"workspace":"a","text":"` + text + `"}`
+		if _, err := validateArgs(ToolQuery, json.RawMessage(raw)); !errors.Is(err, errInvalid) {
+			t.Errorf("%s: %v, want invalid arguments", raw, err)
+		}
+	}
 }
 
 func TestFirewall(t *testing.T) {

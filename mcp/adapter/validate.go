@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/limits"
 )
 
@@ -144,7 +145,7 @@ func validateArgs(tool string, raw json.RawMessage) (*args, error) {
 		switch {
 		case spec.strings[k] > 0:
 			s, ok := jsonString(v)
-			if !ok || strings.TrimSpace(s) == "" || utf8.RuneCountInString(s) > spec.strings[k] {
+			if !ok || guard.TrimSpace(s) == "" || utf8.RuneCountInString(s) > spec.strings[k] {
 				return nil, errInvalid
 			}
 			if k == "workspace" {
