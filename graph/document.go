@@ -315,8 +315,8 @@ func (d *Document) addRefs(f Field, spec string) {
 	bad := isList != (spec == "ref-list")
 	for _, t := range targets {
 		s, ok := t.(string)
-		if !ok || !guard.OutputSafe(f.Key, limits.MaxFieldChars, guard.Producer) ||
-			!guard.OutputSafe(s, limits.MaxRefTargetChars, guard.Producer) || guard.Absolute(s) {
+		if !ok || !guard.OutputSafe(f.Key, limits.MaxFieldChars) ||
+			!guard.OutputSafe(s, limits.MaxRefTargetChars) || guard.Absolute(s) {
 			d.EdgeOmitted++
 			bad = true
 			continue

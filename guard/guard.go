@@ -76,26 +76,6 @@ func isControlByte(c byte) bool { return (c < 0x20 && !isSpaceByte(c)) || c == 0
 // IsASCII reports whether s is pure ASCII.
 func IsASCII(s string) bool { return isASCII(s) }
 
-// mayHoldToken is a cheap filter for tokenRe: an AKIA or xox prefix, or
-// "gh" followed by one of pousr and "_".
-func mayHoldToken(t string) bool {
-	if strings.Contains(t, "AKIA") || strings.Contains(t, "xox") {
-		return true
-	}
-	// Anchored on the rare "_" rather than the common "g".
-	for i := 0; ; {
-		j := strings.IndexByte(t[i:], '_')
-		if j < 0 {
-			return false
-		}
-		k := i + j
-		if k >= 3 && t[k-3] == 'g' && t[k-2] == 'h' && strings.IndexByte("pousr", t[k-1]) >= 0 {
-			return true
-		}
-		i = k + 1
-	}
-}
-
 // securityText is NFKC then NFKD with every C* and M* rune dropped, so
 // full-width and zero-width obfuscations of a credential still match.
 // Whitespace becomes a plain space. ASCII text takes a fast path: both
@@ -122,7 +102,12 @@ func securityText(s string) string {
 		if unicode.IsSpace(r) {
 			// Line breaks and tabs separate words; dropping them (as other
 			// control runes are) would glue "x\nsecret = v" into one word.
-			b.WriteByte(' ')
+			// A line break stays one: the screen looks across it.
+			if r == '\n' {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte(' ')
+			}
 			continue
 		}
 		if unicode.In(r, unicode.C, unicode.M) {
@@ -133,109 +118,10 @@ func securityText(s string) string {
 	return b.String()
 }
 
-// Word-boundary classes: Python's \w is Unicode-aware.
-const wordClass = `\p{L}\p{N}_`
-
 var (
-	credURL = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@:]+:[^\s/@]+@`)
-	scpCred = regexp.MustCompile(`[^\s/@:]+:[^\s/@]+@[^\s/]+:`)
-	tokenRe = regexp.MustCompile(`(?:^|[^` + wordClass + `])(?:AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[baprs]-[A-Za-z0-9-]{10,})(?:[^` + wordClass + `]|$)`)
-	privKey = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9 ]+ )?PRIVATE KEY-----`)
-	uriRe   = regexp.MustCompile("[A-Za-z][A-Za-z0-9+.\\-]*://(?:\\[[^\\]\\s]*\\]|[^\\s/\"'<>()\\[\\]`]+)(?::[0-9]{1,5})?(?:/[^\\s\"'<>()\\[\\]`]*)?")
-	anyURI  = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://`)
+	uriRe  = regexp.MustCompile("[A-Za-z][A-Za-z0-9+.\\-]*://(?:\\[[^\\]\\s]*\\]|[^\\s/\"'<>()\\[\\]`]+)(?::[0-9]{1,5})?(?:/[^\\s\"'<>()\\[\\]`]*)?")
+	anyURI = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://`)
 )
-
-// safeConfigValues are the type-spec words a policy file legitimately puts
-// after "token:" and the like; the producers (not the MCP firewall) allow them.
-var safeConfigValues = map[string]bool{
-	"any": true, "boolean": true, "bool": true, "date": true, "datetime": true, "float": true,
-	"integer": true, "number": true, "null": true, "ref": true, "ref-list": true, "slug": true,
-	"string": true, "url": true,
-}
-
-// Mode selects which credential rules apply.
-type Mode int
-
-const (
-	// Producer is the core rule set: spec words after an assignment are allowed.
-	Producer Mode = iota
-	// Firewall is the adapter's stricter set: no exemption, plus SCP-style userinfo.
-	Firewall
-)
-
-// Credential reports whether s looks like it holds a credential.
-func Credential(s string, m Mode) bool {
-	t := securityText(s)
-	if strings.Contains(t, "@") {
-		if strings.Contains(t, "://") && credURL.MatchString(t) {
-			return true
-		}
-		if m == Firewall && strings.Contains(t, ":") && scpCred.MatchString(t) {
-			return true
-		}
-	}
-	if mayHoldToken(t) && tokenRe.MatchString(t) {
-		return true
-	}
-	if strings.Contains(t, "PRIVATE KEY-----") && privKey.MatchString(t) {
-		return true
-	}
-	return assignment(t, m)
-}
-
-// assignKeywords are the words that, followed by = or :, make an assignment.
-var assignKeywords = []string{
-	"api_key", "api-key", "apikey", "access_key", "access-key", "accesskey", "authorization", "auth",
-	"credential", "password", "passwd", "private_key", "private-key", "private key", "privatekey", "secret", "token",
-}
-
-// assignment finds `keyword [spaces] =|: [spaces] [quote] value` with a word
-// boundary before the keyword. Under Producer mode a value that is a type
-// spec word (string, ref, ...) is allowed. It scans once for = and : and
-// looks back for a keyword, so its cost is linear in the text.
-func assignment(t string, m Mode) bool {
-	// The next "=" and ":" are tracked apart: IndexByte is vectorised,
-	// IndexAny is a byte loop, and this scan sees every document.
-	eq, colon := nextByte(t, 0, '='), nextByte(t, 0, ':')
-	for {
-		op := min(eq, colon)
-		if op == len(t) {
-			return false
-		}
-		if op == eq {
-			eq = nextByte(t, op+1, '=')
-		} else {
-			colon = nextByte(t, op+1, ':')
-		}
-		if assignmentAt(t, op, m) {
-			return true
-		}
-	}
-}
-
-// assignmentAt reports whether the "=" or ":" at op ends an assignment
-// keyword and starts a value.
-func assignmentAt(t string, op int, m Mode) bool {
-	end := op
-	for end > 0 && isSpaceByte(t[end-1]) {
-		end--
-	}
-	if !keywordBefore(t, end) {
-		return false
-	}
-	k := op + 1
-	for k < len(t) && isSpaceByte(t[k]) {
-		k++
-	}
-	if k < len(t) && (t[k] == '"' || t[k] == '\'') {
-		k++
-	}
-	v := k
-	for v < len(t) && !isSpaceByte(t[v]) && !strings.ContainsRune("\"',;}]", rune(t[v])) {
-		v++
-	}
-	return v > k && (m == Firewall || !safeConfigValues[strings.ToLower(t[k:v])])
-}
 
 // nextByte is the index of the first c in t at or after i, or len(t).
 func nextByte(t string, i int, c byte) int {
@@ -243,42 +129,6 @@ func nextByte(t string, i int, c byte) int {
 		return i + j
 	}
 	return len(t)
-}
-
-// keywordBefore reports whether t[:end] ends with an assignment keyword that
-// starts at a word boundary.
-func keywordBefore(t string, end int) bool {
-	for _, kw := range assignKeywords {
-		start := end - len(kw)
-		if start < 0 || !foldSpace(t[start:end], kw) {
-			continue
-		}
-		if start > 0 {
-			if r, _ := utf8.DecodeLastRuneInString(t[:start]); IsWordRune(r) {
-				continue
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// foldSpace is ASCII case-insensitive equality where any space character in
-// a matches a space in b.
-func foldSpace(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if x >= 'A' && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if x != y && !(y == ' ' && isSpaceByte(x)) {
-			return false
-		}
-	}
-	return true
 }
 
 func isSpaceByte(c byte) bool {
@@ -356,8 +206,8 @@ func ContainsRoot(s, root string) bool {
 }
 
 // OutputSafe is SafeText plus no credential and no machine path.
-func OutputSafe(s string, max int, m Mode) bool {
-	return SafeText(s, max) && !Credential(s, m) && !MachinePath(s)
+func OutputSafe(s string, max int) bool {
+	return SafeText(s, max) && !Credential(s) && !MachinePath(s)
 }
 
 // SafeRelPath reports a safe workspace-relative path: safe text, no

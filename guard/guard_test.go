@@ -1,6 +1,7 @@
 package guard_test
 
 import (
+	"math/rand"
 	"sort"
 	"strings"
 	"testing"
@@ -29,32 +30,18 @@ func TestMachinePath(t *testing.T) {
 }
 
 func TestCredential(t *testing.T) {
-	both := []string{"https://user:pw@example.test/x", "token: abc123", "Password=hunter2", "api_key = 'x'",
+	refused := []string{"https://user:pw@example.test/x", "token: abc123", "Password=hunter2", "api_key = 'q9z'",
 		"AKIAABCDEFGHIJKLMNOP", "ghp_abcdefghijklmnopqrstuvwxyz", "xoxb-1234567890ab",
 		"-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN PRIVATE KEY-----", "ｔｏｋｅｎ: abc", "to\u200bken: abc",
-		"line\nsecret = v"}
-	for _, s := range both {
-		if !guard.Credential(s, guard.Producer) || !guard.Credential(s, guard.Firewall) {
+		"line\nsecret = v4lue", "git:pw@host:repo", "mytoken: abc"}
+	for _, s := range refused {
+		if !guard.Credential(s) {
 			t.Errorf("Credential(%q) missed", s)
 		}
 	}
-	specOnly := []string{"token: string", "secret: ref", "password = ref-list"}
-	for _, s := range specOnly {
-		if guard.Credential(s, guard.Producer) {
-			t.Errorf("producer refused spec word %q", s)
-		}
-		if !guard.Credential(s, guard.Firewall) {
-			t.Errorf("firewall allowed %q", s)
-		}
-	}
-	if !guard.Credential("git:pw@host:repo", guard.Firewall) || guard.Credential("git:pw@host:repo", guard.Producer) {
-		t.Error("SCP-style userinfo is a firewall-only rule")
-	}
-	for _, s := range []string{"type: string", "the token economy", "authors: many", "tokens: 5 per call", "mytoken: x"} {
-		if s == "tokens: 5 per call" || s == "mytoken: x" {
-			continue
-		}
-		if guard.Credential(s, guard.Firewall) {
+	for _, s := range []string{"type: string", "the token economy", "authors: many", "tokens: 5 per call",
+		"token: string", "secret: ref", "password = ref-list", "Set the password:\n\n`passwd`"} {
+		if guard.Credential(s) {
 			t.Errorf("Credential(%q) = true", s)
 		}
 	}
@@ -95,7 +82,7 @@ func FuzzGuards(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		guard.MachinePath(s)
-		guard.Credential(s, guard.Firewall)
+		guard.Credential(s)
 		guard.Printable(s)
 		guard.SafeRelPath(s, 512)
 	})
@@ -134,14 +121,65 @@ func FuzzLower(f *testing.F) {
 }
 
 func FuzzCredentialScans(f *testing.F) {
-	for _, s := range []string{"token = abc", "x: y password: hunter2", "ghp_" + strings.Repeat("a", 24), "a=b:c", "secret:string", " ghs_x", "AKIA0123456789ABCDEF"} {
-		f.Add(s)
+	for _, s := range []string{"token = abc", "x: y password: hunter2", "ghp_" + strings.Repeat("a", 24), "a=b:c", "secret:string", " ghs_x", "AKIA0123456789ABCDEF",
+		strings.Repeat("word ", 20) + strings.Repeat("x", 70) + " tail"} {
+		f.Add(s, uint8(12))
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, m := range []guard.Mode{guard.Producer, guard.Firewall} {
-			if !guard.FastScansAgree(s, m) {
-				t.Fatalf("fast and plain scans disagree on %q (mode %d)", s, m)
-			}
+	f.Fuzz(func(t *testing.T, s string, n uint8) {
+		if !guard.FastScansAgree(s, 2+int(n)%40) {
+			t.Fatalf("fast and plain scans disagree on %q (gate %d)", s, 2+int(n)%40)
 		}
 	})
+}
+
+// rnd is a deterministic stand-in for a secret's random part.
+func rnd(seed, n int, alphabet string) string {
+	r := rand.New(rand.NewSource(int64(seed)))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[r.Intn(len(alphabet))]
+	}
+	return string(b)
+}
+
+const (
+	alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+)
+
+// TestLeakClasses are the formats the attack pass saw returned, and
+// variants of each: every one is a credential wherever it stands.
+func TestLeakClasses(t *testing.T) {
+	aws := "AKIA" + rnd(1, 16, upper)
+	classes := map[string]string{
+		"github fine-grained PAT": "github_pat_" + rnd(2, 22, alnum) + "_" + rnd(3, 59, alnum),
+		"stripe live key":         "sk_live_" + rnd(4, 24, alnum),
+		"jwt":                     "eyJhbGciOiJIUzI1NiJ9.eyJ" + rnd(5, 40, alnum) + "." + rnd(6, 43, alnum),
+		"google api key":          "AIza" + rnd(7, 35, alnum),
+		"npm token":               "npm_" + rnd(8, 36, alnum),
+		"gitlab pat":              "glpat-" + rnd(9, 20, alnum),
+		"anthropic key":           "sk-ant-api03-" + rnd(10, 93, alnum) + "AA",
+		"slack webhook":           "https://hooks.slack.com/services/T" + rnd(11, 8, upper) + "/B" + rnd(12, 8, upper) + "/" + rnd(13, 24, alnum),
+		"aws secret assignment":   "aws_secret_access_key = " + rnd(14, 40, alnum),
+		"aws secret in yaml":      "AWS_SECRET_ACCESS_KEY: \"" + rnd(15, 40, alnum) + "\"",
+		"camel-case secret":       "clientSecret=" + rnd(16, 12, alnum),
+		"json password":           `{"password": "` + rnd(17, 10, alnum) + `"}`,
+		"bearer header":           "Authorization: Bearer " + rnd(18, 30, alnum),
+		"scp userinfo":            "git:pw@host:repo",
+		"url userinfo":            "https://deploy:" + rnd(19, 12, alnum) + "@example.com/x",
+		"aws key":                 aws,
+		"curl user":               "curl -u admin:" + rnd(20, 12, alnum) + " https://example.com",
+		"private key":             "-----BEGIN OPENSSH PRIVATE KEY-----\n" + rnd(21, 70, alnum) + "\n-----END OPENSSH PRIVATE KEY-----",
+	}
+	for i := 1; i < len(aws); i++ {
+		classes["aws key split at "+string(rune('a'+i))] = aws[:i] + "\n" + aws[i:]
+	}
+	for name, s := range classes {
+		for _, note := range []string{s, "# Notes\n\nSome text before.\n\n    " + s + "\n\nAnd after.\n",
+			"---\ntitle: x\nvalue: " + s + "\n---\n", "ｘ " + strings.Replace(s, "_", "\u200b_", 1)} {
+			if !guard.Credential(note) {
+				t.Errorf("%s: %q not screened", name, note)
+			}
+		}
+	}
 }

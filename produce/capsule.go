@@ -305,7 +305,7 @@ func (r *Reader) Capsule(ctx context.Context, a CapsuleArgs) (*Capsule, error) {
 // publicSafe is the projection's text rule: printable, bounded, no root,
 // and after normalisation no machine path, URI, userinfo, credential or key.
 func publicSafe(s, root string) bool {
-	return guard.SafeText(s, 4096) && !guard.ContainsRoot(s, root) && !guard.MachinePath(s) && !guard.AnyURI(s) && !guard.Credential(s, guard.Firewall)
+	return guard.SafeText(s, 4096) && !guard.ContainsRoot(s, root) && !guard.MachinePath(s) && !guard.AnyURI(s) && !guard.Credential(s)
 }
 
 // capsuleFingerprint is the fingerprint of every key but "fingerprint".

@@ -72,7 +72,7 @@ func ValidateText(arg, text, root string) error {
 	if guard.Len(text) > limits.MaxQueryChars {
 		return invalid(arg + " is longer than 4096 characters")
 	}
-	if !guard.OutputSafe(text, limits.MaxQueryChars, guard.Producer) || guard.ContainsRoot(text, root) {
+	if !guard.OutputSafe(text, limits.MaxQueryChars) || guard.ContainsRoot(text, root) {
 		return reason.New(reason.PathRefused, arg+" is refused: it holds a control character, a credential or an absolute path")
 	}
 	return nil
@@ -100,11 +100,11 @@ func ValidateFilters(f Filters) error {
 			}
 			switch l.name {
 			case "type_filters":
-				if !guard.OutputSafe(v, l.max, guard.Producer) {
+				if !guard.OutputSafe(v, l.max) {
 					return invalid("type_filters holds an unsafe value")
 				}
 			case "path_filters":
-				if !guard.OutputSafe(v, l.max, guard.Producer) || strings.ContainsRune(v, '\\') || strings.HasPrefix(v, "/") ||
+				if !guard.OutputSafe(v, l.max) || strings.ContainsRune(v, '\\') || strings.HasPrefix(v, "/") ||
 					!guard.SafeRelPath(strings.NewReplacer("*", "x", "?", "x").Replace(v), l.max) || policy.Sensitive(v) {
 					return reason.New(reason.PathRefused, "path_filters holds a refused value: it must be a workspace-relative glob without '..' and not secret-looking")
 				}
@@ -113,8 +113,8 @@ func ValidateFilters(f Filters) error {
 				// an empty field or target is refused like an unsafe one.
 				field, target, hasTarget := strings.Cut(v, ":")
 				field, target = guard.TrimSpace(field), guard.TrimSpace(target)
-				if !guard.OutputSafe(field, limits.MaxFieldChars, guard.Producer) ||
-					(hasTarget && (!guard.OutputSafe(target, limits.MaxRefTargetChars, guard.Producer) || guard.Absolute(target))) {
+				if !guard.OutputSafe(field, limits.MaxFieldChars) ||
+					(hasTarget && (!guard.OutputSafe(target, limits.MaxRefTargetChars) || guard.Absolute(target))) {
 					return reason.New(reason.PathRefused, "edge_filters holds a refused value")
 				}
 			}

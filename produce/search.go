@@ -552,24 +552,24 @@ func project(hits []searchHit) ([]projected, error) {
 	out := make([]projected, 0, len(hits))
 	for _, h := range hits {
 		r := h.rec
-		if !guard.SafeRelPath(r.path, limits.MaxPathChars) || !guard.OutputSafe(r.id, 512, guard.Producer) {
+		if !guard.SafeRelPath(r.path, limits.MaxPathChars) || !guard.OutputSafe(r.id, 512) {
 			return nil, unavailableResult()
 		}
 		p := projected{ID: r.id, Path: r.path, Score: h.score, Reasons: []string{}, Edges: []Edge{}}
 		p.Title = r.title
-		if !guard.OutputSafe(p.Title, limits.MaxTitleChars, guard.Producer) {
+		if !guard.OutputSafe(p.Title, limits.MaxTitleChars) {
 			p.Title = r.id
 		}
-		if r.typ != "" && guard.OutputSafe(r.typ, 128, guard.Producer) {
+		if r.typ != "" && guard.OutputSafe(r.typ, 128) {
 			t := r.typ
 			p.Type = &t
 		}
-		if h.hasSnip && guard.OutputSafe(h.snippet, limits.MaxSnippetChars+6, guard.Producer) {
+		if h.hasSnip && guard.OutputSafe(h.snippet, limits.MaxSnippetChars+6) {
 			s := h.snippet
 			p.Snippet = &s
 		}
 		for _, e := range r.edges {
-			if !guard.OutputSafe(e.Field, limits.MaxFieldChars, guard.Producer) || !guard.OutputSafe(e.To, limits.MaxRefTargetChars, guard.Producer) {
+			if !guard.OutputSafe(e.Field, limits.MaxFieldChars) || !guard.OutputSafe(e.To, limits.MaxRefTargetChars) {
 				return nil, unavailableResult()
 			}
 			p.Edges = append(p.Edges, Edge{e.Field, e.To})

@@ -99,7 +99,7 @@ func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, root
 // screen is the content check every document passes before it is served:
 // it returns the omission reason that keeps the document out, or "".
 func screen(text, root string) string {
-	if guard.Credential(text, guard.Producer) || guard.ContainsRoot(text, root) {
+	if guard.Credential(text) || guard.ContainsRoot(text, root) {
 		return "sensitive_content"
 	}
 	return ""

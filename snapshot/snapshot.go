@@ -251,7 +251,7 @@ func (s *Snapshot) loadConfig(ws *workspace.Workspace, cands []candidate, thin b
 		}
 		budget -= int64(len(data))
 		text := string(data)
-		if guard.Credential(text, guard.Producer) || guard.ContainsRoot(text, ws.Root()) {
+		if guard.Credential(text) || guard.ContainsRoot(text, ws.Root()) {
 			if thin {
 				return nil, 0, policyUnavailable("a workspace policy file holds a credential or a machine path")
 			}

@@ -159,7 +159,7 @@ func firewall(v any, root string) (any, bool, error) {
 		case []any:
 			stack = append(stack, t...)
 		case string:
-			if !guard.Printable(t) || guard.ContainsRoot(t, root) || guard.Credential(t, guard.Firewall) || guard.MachinePath(t) {
+			if !guard.Printable(t) || guard.ContainsRoot(t, root) || guard.Credential(t) || guard.MachinePath(t) {
 				return nil, false, errFirewall
 			}
 		}

@@ -140,7 +140,8 @@ func TestFirewall(t *testing.T) {
 		map[string]any{"a": "line\nbreak"},
 		map[string]any{"a": "zero\u200bwidth"},
 		map[string]any{"a": "under /srv/ws/notes"},
-		map[string]any{"a": "token: string"},
+		map[string]any{"a": "token: s3cr3t-value"},
+		map[string]any{"a": "git:pw@host:repo"},
 		map[string]any{"a": "see /home/user/x.md"},
 		[]any{"not an object"},
 	} {

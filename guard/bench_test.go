@@ -1,0 +1,66 @@
+package guard_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vivary-dev/vivary-go/guard"
+	"github.com/vivary-dev/vivary-go/internal/benchgen"
+)
+
+// benchTexts are the Markdown texts of a generated bench workspace of 1,000
+// notes (VIVARY_BENCH_NOTES sets another count; 4997 is the bench harness's
+// full size).
+func benchTexts(tb testing.TB) []string {
+	tb.Helper()
+	root := filepath.Join(tb.TempDir(), "bench")
+	notes := 1000
+	if n, err := strconv.Atoi(os.Getenv("VIVARY_BENCH_NOTES")); err == nil {
+		notes = n
+	}
+	if err := benchgen.Write(root, notes, 5000); err != nil {
+		tb.Fatal(err)
+	}
+	return markdownTexts(tb, root)
+}
+
+func markdownTexts(tb testing.TB, root string) []string {
+	tb.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out = append(out, string(b))
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// BenchmarkScreen is the document screen a cold call runs over every text:
+// credentials and the workspace root. Its share of the cold call is this
+// time over BenchmarkCold's in produce (same note count).
+func BenchmarkScreen(b *testing.B) {
+	texts := benchTexts(b)
+	n := 0
+	for _, t := range texts {
+		n += len(t)
+	}
+	b.SetBytes(int64(n))
+	b.ResetTimer()
+	for b.Loop() {
+		for _, t := range texts {
+			if guard.Credential(t) || guard.ContainsRoot(t, "/home/user/bench") {
+				b.Fatal("a generated note was screened out")
+			}
+		}
+	}
+}

@@ -1,0 +1,353 @@
+package guard
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Credential reports whether s looks like it holds a credential. It is
+// the one screen every output passes (CLI text, CLI --json, MCP) and the
+// one every document text passes before any of it is used, so nothing a
+// later check would refuse can reach an answer. Two families:
+//
+//   - the core rules: userinfo in a URL (scheme://user:pass@) or in SCP
+//     form (user:pass@host:), AWS, GitHub and Slack token shapes, a private
+//     key header, and a secret-named key assigned a value
+//     (aws_secret_access_key = …, "password": "…", Authorization: Bearer …);
+//   - every rule of gitleaks' default configuration (gitleaks_rules.go),
+//     applied as gitleaks applies it, with its entropy floors and
+//     allowlists.
+//
+// A placeholder is not a credential: {{password}}, <token>, ${TOKEN},
+// $TOKEN, %TOKEN%, [password], xxxx, ***, and values made only of words
+// like "your", "api", "key", "password", "here" are let through, as are
+// type words (token: string) and plain settings (auth: required).
+func Credential(s string) bool {
+	t := securityText(s)
+	if strings.IndexByte(t, '@') >= 0 && userinfo(t) {
+		return true
+	}
+	if mayHoldToken(t) && (tokenRe.MatchString(t) || tokenAcrossLines(t)) {
+		return true
+	}
+	if strings.Contains(t, "PRIVATE KEY-----") && privKey.MatchString(t) {
+		return true
+	}
+	return assignment(t) || screen().finds(t)
+}
+
+var (
+	credURL = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://([^\s/@:]+):([^\s/@]+)@`)
+	scpCred = regexp.MustCompile(`(?:^|[\s"'(<\[=,;])([^\s/@:"'(<\[=,;]+):([^\s/@]+)@[^\s/]+:`)
+	tokenRe = regexp.MustCompile(`(?:^|[^` + wordClass + `])(?:AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[baprs]-[A-Za-z0-9-]{10,})(?:[^` + wordClass + `]|$)`)
+	privKey = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9 ]+ )?PRIVATE KEY-----`)
+)
+
+// userinfo finds a user:password pair before an @, in a URL or SCP form,
+// whose password is not a placeholder.
+func userinfo(t string) bool {
+	for _, re := range []*regexp.Regexp{credURL, scpCred} {
+		for _, m := range re.FindAllStringSubmatch(t, -1) {
+			if !placeholder(m[2]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayHoldToken is a cheap filter for tokenRe: an AKIA or xox prefix, or
+// "gh" followed by one of pousr and "_".
+func mayHoldToken(t string) bool {
+	if strings.Contains(t, "AKIA") || strings.Contains(t, "xox") {
+		return true
+	}
+	// Anchored on the rare "_" rather than the common "g".
+	for i := 0; ; {
+		j := strings.IndexByte(t[i:], '_')
+		if j < 0 {
+			return false
+		}
+		k := i + j
+		if k >= 3 && t[k-3] == 'g' && t[k-2] == 'h' && strings.IndexByte("pousr", t[k-1]) >= 0 {
+			return true
+		}
+		i = k + 1
+	}
+}
+
+// tokenAcrossLines looks for the token shapes with line breaks taken out
+// after each AKIA, xox or gh?_ prefix: a key split over two lines is
+// still a key.
+func tokenAcrossLines(t string) bool {
+	if strings.IndexByte(t, '\n') < 0 {
+		return false
+	}
+	try := func(i int) bool {
+		a := max(0, i-1)
+		w := t[a:min(len(t), a+120)]
+		j := strings.IndexByte(w, '\n')
+		if j < 0 {
+			return false
+		}
+		k := j + 1
+		if j > 0 && w[j-1] == '\r' {
+			j--
+		}
+		return tokenRe.MatchString(w[:j] + w[k:])
+	}
+	for _, p := range []string{"AKIA", "xox"} {
+		for i := nextIndex(t, 0, p); i < len(t); i = nextIndex(t, i+1, p) {
+			if try(i) {
+				return true
+			}
+		}
+	}
+	for k := nextByte(t, 0, '_'); k < len(t); k = nextByte(t, k+1, '_') {
+		if k >= 3 && t[k-3] == 'g' && t[k-2] == 'h' && strings.IndexByte("pousr", t[k-1]) >= 0 && try(k-3) {
+			return true
+		}
+	}
+	return false
+}
+
+// Word-boundary classes: Python's \w is Unicode-aware.
+const wordClass = `\p{L}\p{N}_`
+
+// assignment finds a secret-named key given a value on the same line:
+// `name [quote] [spaces] =|: [spaces] [quote] value`. It scans once for
+// "=" and ":" and looks back for the name, so its cost is linear.
+func assignment(t string) bool {
+	// The next "=" and ":" are tracked apart: IndexByte is vectorised,
+	// IndexAny is a byte loop, and this scan sees every document.
+	eq, colon := nextByte(t, 0, '='), nextByte(t, 0, ':')
+	for {
+		op := min(eq, colon)
+		if op == len(t) {
+			return false
+		}
+		if op == eq {
+			eq = nextByte(t, op+1, '=')
+		} else {
+			colon = nextByte(t, op+1, ':')
+		}
+		if assignmentAt(t, op) {
+			return true
+		}
+	}
+}
+
+// assignmentAt reports whether the "=" or ":" at op ends a secret name and
+// starts a value that is not a placeholder or a setting.
+func assignmentAt(t string, op int) bool {
+	end := op
+	for k := 0; k < 3 && end > 0 && strings.IndexByte(" \t\"'", t[end-1]) >= 0; k++ {
+		end--
+	}
+	if op+1 < len(t) && t[op+1] == t[op] || !secretName(t, end) || insidePlaceholder(t, end) {
+		// token::list, a::b: a scope, not an assignment.
+		return false
+	}
+	v := value(t, op+1)
+	if authSchemes[strings.ToLower(strings.Trim(v, `"'`))] {
+		// Authorization: Bearer <credential>: the scheme names the kind.
+		i := op + 1 + strings.Index(t[op+1:], v) + len(v)
+		v = value(t, i)
+	}
+	v = strings.Trim(v, "\"'`,;")
+	lv := strings.ToLower(v)
+	return v != "" && !safeValues[lv] && !proseWords[lv] && !placeholder(v)
+}
+
+// insidePlaceholder reports a name that opens a {{…}} placeholder, the
+// way command references write "{{Authorization: Bearer token}}".
+func insidePlaceholder(t string, end int) bool {
+	start := end
+	for start > 0 && isNameByte(t[start-1]) {
+		start--
+	}
+	return start >= 2 && t[start-2:start] == "{{"
+}
+
+// value is the first word after i on the same line.
+func value(t string, i int) string {
+	for i < len(t) && (t[i] == ' ' || t[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(t) && !isSpaceByte(t[j]) && strings.IndexByte("}]),;", t[j]) < 0 {
+		j++
+	}
+	return t[i:j]
+}
+
+// secretName reports whether t[:end] ends with a name whose last part is
+// a secret noun: password, passphrase, secret, token, credential(s),
+// authorization or auth, or key after api, access, secret, private,
+// client, signing, encryption or master. Parts split at _ - . and at
+// camelCase; "private key" may be two words. It allocates nothing: it
+// sees every "=" and ":" of every document.
+func secretName(t string, end int) bool {
+	start := end
+	for start > 0 && isNameByte(t[start-1]) {
+		start--
+	}
+	if start == end {
+		return false
+	}
+	if start > 0 {
+		// Inside a longer word (my$password) or a colon path
+		// (force:auth:web): not a name.
+		if c := t[start-1]; c >= 0x80 || c == '$' || c == ':' {
+			return false
+		}
+	}
+	ps := lastPart(t, start, end)
+	last := t[ps:end]
+	if strings.EqualFold(last, "key") {
+		pe := ps
+		for pe > start && (t[pe-1] == '_' || t[pe-1] == '-' || t[pe-1] == '.') {
+			pe--
+		}
+		if pe == start && start >= 2 && t[start-1] == ' ' {
+			// "private key:", "API key ="
+			pe = start - 1
+			for start = pe; start > 0 && isNameByte(t[start-1]); start-- {
+			}
+		}
+		if pe <= start {
+			return false
+		}
+		q := t[lastPart(t, start, pe):pe]
+		for w := range keyQualifiers {
+			if strings.EqualFold(q, w) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, n := range []string{"auth", "authorization", "credentials"} {
+		if strings.EqualFold(last, n) {
+			return true
+		}
+	}
+	for _, n := range secretNouns {
+		if len(last) >= len(n) && strings.EqualFold(last[len(last)-len(n):], n) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastPart is the start of the last part of the name t[start:end]: after
+// the last _ - . or at the last lower-to-upper case change.
+func lastPart(t string, start, end int) int {
+	for i := end - 1; i > start; i-- {
+		c := t[i-1]
+		if c == '_' || c == '-' || c == '.' {
+			if i == end {
+				return end
+			}
+			return i
+		}
+		if t[i] >= 'A' && t[i] <= 'Z' && c >= 'a' && c <= 'z' {
+			return i
+		}
+	}
+	return start
+}
+
+var (
+	secretNouns   = []string{"password", "passwd", "passphrase", "secret", "token", "credential", "apikey", "accesskey", "secretkey", "privatekey"}
+	keyQualifiers = set("api", "access", "secret", "private", "client", "signing", "encryption", "master", "auth", "account", "service", "deploy", "ssh")
+	authSchemes   = set("bearer", "basic", "token", "digest", "bot", "apikey", "api-key", "sso-key")
+	// safeValues are type-spec words a policy file puts after "token:" and
+	// plain settings; neither is a secret.
+	safeValues = set("any", "boolean", "bool", "date", "datetime", "float", "integer", "int", "number", "null", "ref",
+		"ref-list", "slug", "string", "str", "url", "true", "false", "yes", "no", "on", "off", "none", "nil",
+		"required", "optional", "enabled", "disabled", "empty", "unset", "omitted", "hidden", "redacted")
+	// proseWords after "password:" mean a sentence, not a value.
+	proseWords = set("it", "is", "are", "be", "must", "should", "will", "can", "may", "you", "we", "they", "not",
+		"never", "always", "see", "use", "in", "on", "at", "or", "if", "as", "by", "from", "that", "which", "one")
+	placeholderWords = set("password", "passwd", "pass", "passphrase", "pwd", "secret", "secrets", "token", "key",
+		"api", "apikey", "access", "auth", "credential", "credentials", "user", "username", "login", "name",
+		"value", "your", "my", "the", "a", "an", "example", "sample", "placeholder", "redacted", "dummy", "fake",
+		"changeme", "changeit", "foo", "bar", "baz", "here", "goes", "insert", "replace", "with", "new", "old",
+		"current", "some", "this", "test", "bearer", "personal", "app", "client", "id", "private", "public", "real",
+		"service", "account", "bot", "oauth", "github", "gitlab", "slack", "aws", "npm", "env", "var", "and",
+		"string", "of", "to", "for", "db", "database", "admin", "root", "x", "xx", "xxx")
+)
+
+func set(xs ...string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// nameParts splits a name at _ - . and camelCase, lower-cased.
+func nameParts(s string) []string {
+	var parts []string
+	cur := []byte{}
+	flush := func() {
+		if len(cur) > 0 {
+			parts = append(parts, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c == '-' || c == '.':
+			flush()
+		case c >= 'A' && c <= 'Z' && i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z':
+			flush()
+			cur = append(cur, c)
+		default:
+			cur = append(cur, c)
+		}
+	}
+	flush()
+	if len(parts) == 0 {
+		parts = []string{""}
+	}
+	return parts
+}
+
+// placeholder reports a value that stands for a credential instead of
+// being one: a bracketed or variable form, one repeated character, an
+// ellipsis, or only placeholder words.
+func placeholder(v string) bool {
+	v = strings.Trim(v, "\"'`")
+	if v == "" {
+		return true
+	}
+	pairs := []string{"{}", "<>", "[]", "()", "^^"}
+	for _, p := range pairs {
+		if v[0] == p[0] && v[len(v)-1] == p[1] {
+			return true
+		}
+	}
+	if v[0] == '$' || v[0] == '%' && v[len(v)-1] == '%' || strings.Contains(v, "...") || strings.Contains(v, "…") ||
+		strings.Contains(v, "{{") {
+		return true
+	}
+	if strings.Trim(v, v[:1]) == "" {
+		return true // xxxx, ****, ----
+	}
+	if c := v[0]; c >= 'A' && c <= 'Z' && strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == "" {
+		return true // USER, FILE1, API_TOKEN: a variable's name
+	}
+	v = strings.Trim(v, "[](){}<>")
+	for _, p := range nameParts(v) {
+		if !placeholderWords[p] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,254 @@
+package guard
+
+import (
+	"encoding/binary"
+	"net/url"
+	"strings"
+	"sync"
+)
+
+// engine holds the gitleaks rules and the keyword automata that decide
+// which of them a piece of text must be matched against.
+type engine struct {
+	rules []*rule
+	word  *automaton // keywords of in-word rules
+	tmpl  *automaton // keywords of assignment-template rules
+	curls []*rule
+	key   *rule
+	// gate is the shortest word an in-word rule can match; minOp the
+	// shortest secret an assignment-template rule can take.
+	gate, minOp int
+}
+
+var screen = sync.OnceValue(func() *engine {
+	e := &engine{gate: 1 << 30, minOp: 1 << 30}
+	if len(gitleaksRules) > len(ruleSet{})*64 {
+		panic("guard: more gitleaks rules than a rule set holds")
+	}
+	for i := range gitleaksRules {
+		r := newRule(&gitleaksRules[i])
+		e.rules = append(e.rules, r)
+		switch r.shape {
+		case inWord:
+			e.gate = min(e.gate, r.minWord)
+		case assigned:
+			e.minOp = min(e.minOp, r.minWord)
+			if r.alsoWord {
+				// Its in-word alternative is gated by the shortest
+				// word of any in-word rule.
+				r.minWord = min(r.minWord, 12)
+			}
+		case curlFlag:
+			e.curls = append(e.curls, r)
+		case framed:
+			e.key = r
+		}
+	}
+	e.word = newAutomaton(e.rules, func(r *rule) bool { return r.shape == inWord || r.alsoWord })
+	e.tmpl = newAutomaton(e.rules, func(r *rule) bool { return r.shape == assigned })
+	return e
+})
+
+// lookBack is how far before an operator an assignment keyword may stand:
+// the template allows 20 characters of name and 3 of quotes and spaces
+// after a keyword of up to 40.
+const lookBack = 96
+
+// gitleaks reports whether t (security text) holds a secret by a gitleaks
+// rule. It looks only where a rule can match: in-word rules in words at
+// least as long as their shortest match, template rules after an
+// operator followed by a long enough value, the curl rules after a -H or
+// -u flag, the key block after "-----".
+func (e *engine) finds(t string) bool {
+	found := false
+	forLongWords(t, e.gate, func(a, b int) bool {
+		found = e.wordFinds(t, a, b)
+		return found
+	})
+	if found {
+		return true
+	}
+	for _, op := range []byte{'=', ':', ',', '>', '|'} {
+		for i := nextByte(t, 0, op); i < len(t); i = nextByte(t, i+1, op) {
+			if e.opFinds(t, i) {
+				return true
+			}
+		}
+	}
+	for i := nextIndex(t, 0, "-----"); i < len(t); i = nextIndex(t, i+5, "-----") {
+		if i+10 <= len(t) && strings.EqualFold(t[i+5:i+10], "begin") && e.key.finds(t[i:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordFinds checks the word t[a:b], and the word it makes with its
+// neighbour across a single line break, against the in-word rules.
+func (e *engine) wordFinds(t string, a, b int) bool {
+	if e.inWordFinds(t[max(a-1, 0):min(b+1, len(t))]) {
+		return true
+	}
+	for _, xy := range joined(t, a, b) {
+		// Scanned in two pieces; glued only when a keyword is in them.
+		var set ruleSet
+		e.word.scan(xy[1], e.word.scan(xy[0], 0, &set), &set)
+		if !set.empty() && e.inWordFinds(" "+xy[0]+xy[1]+" ") {
+			return true
+		}
+	}
+	if w := t[a:b]; strings.IndexByte(w, '%') >= 0 {
+		if d, err := url.PathUnescape(w); err == nil && d != w && e.inWordFinds(" "+d+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// inWordFinds matches the in-word rules whose keyword occurs in w
+// against it.
+func (e *engine) inWordFinds(w string) bool {
+	var set ruleSet
+	e.word.scan(w, 0, &set)
+	if set.empty() {
+		return false
+	}
+	for i, r := range e.rules {
+		if set.has(i) && (r.minWord <= len(w) || r.alsoWord) && r.finds(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// joined is the word t[a:b] glued to the word on the other side of each
+// line break that touches it, as pairs in text order.
+func joined(t string, a, b int) [][2]string {
+	var out [][2]string
+	if b+1 < len(t) && t[b] == '\n' && !isSpaceByte(t[b+1]) {
+		end := b + 1
+		for end < len(t) && !isSpaceByte(t[end]) {
+			end++
+		}
+		out = append(out, [2]string{t[a:b], t[b+1 : end]})
+	}
+	if a >= 2 && t[a-1] == '\n' && !isSpaceByte(t[a-2]) {
+		start := a - 1
+		for start > 0 && !isSpaceByte(t[start-1]) {
+			start--
+		}
+		out = append(out, [2]string{t[start : a-1], t[a:b]})
+	}
+	return out
+}
+
+// opFinds checks the operator at t[i] against the template rules and the
+// curl rules.
+func (e *engine) opFinds(t string, i int) bool {
+	j := i + 1
+	for k := 0; k < 5 && j < len(t) && strings.IndexByte("`'\" \t\r\n=", t[j]) >= 0; k++ {
+		j++
+	}
+	n := j
+	for n < len(t) && !isSpaceByte(t[n]) && strings.IndexByte("`'\";", t[n]) < 0 {
+		n++
+	}
+	if n-j >= e.minOp {
+		from := max(0, i-lookBack)
+		var set ruleSet
+		w := t[from:min(len(t), n+2)]
+		e.tmpl.scan(w, 0, &set)
+		if !set.empty() {
+			for k, r := range e.rules {
+				if set.has(k) && r.minWord <= n-j && r.finds(w) {
+					return true
+				}
+			}
+		}
+	}
+	if t[i] == ':' || t[i] == '=' {
+		return e.curlFinds(t, i)
+	}
+	return false
+}
+
+// curlFinds runs the curl rules when the operator at i sits in the value
+// of a -H/--header or -u/--user flag and a line among the six up to it
+// holds curl.
+func (e *engine) curlFinds(t string, i int) bool {
+	ls := strings.LastIndexByte(t[:i], '\n') + 1
+	line := t[ls:i]
+	if !strings.Contains(line, "-H") && !strings.Contains(line, "-u") && !strings.Contains(line, "--header") && !strings.Contains(line, "--user") {
+		return false
+	}
+	from := ls
+	for k := 0; k < 6 && from > 0; k++ {
+		from = strings.LastIndexByte(t[:from-1], '\n') + 1
+	}
+	end := nextByte(t, i, '\n')
+	w := t[from:end]
+	if !strings.Contains(w, "curl") {
+		return false
+	}
+	for _, r := range e.curls {
+		if r.finds(w) {
+			return true
+		}
+	}
+	return false
+}
+
+func nextIndex(t string, i int, sub string) int {
+	if j := strings.Index(t[i:], sub); j >= 0 {
+		return i + j
+	}
+	return len(t)
+}
+
+// forLongWords calls fn with the bounds of every word (a maximal run of
+// bytes above the space) of at least n bytes, until fn returns true. It
+// loads eight bytes at every fourth offset: a word of 11 bytes or more
+// covers one such load whole, and loads that hold a space, most of them in
+// prose, cost a few instructions each.
+func forLongWords(t string, n int, fn func(a, b int) bool) {
+	if n < 11 {
+		slowLongWords(t, 0, n, fn)
+		return
+	}
+	b := bytesOf(t)
+	for i := 0; i+8 <= len(b); {
+		w := binary.LittleEndian.Uint64(b[i:])
+		// (c&0x7f)+0x5f carries into the high bit for 0x21..0x7f and never
+		// into the next byte; bytes from 0x80 have it already.
+		if ((w&(ones*0x7f))+ones*0x5f|w)&highs != highs {
+			i += 4
+			continue
+		}
+		start, end := i, i+8
+		for start > 0 && b[start-1] > ' ' {
+			start--
+		}
+		for end < len(b) && b[end] > ' ' {
+			end++
+		}
+		if end-start >= n && fn(start, end) {
+			return
+		}
+		i = end
+	}
+}
+
+func slowLongWords(t string, i, n int, fn func(a, b int) bool) {
+	for i < len(t) {
+		for i < len(t) && t[i] <= ' ' {
+			i++
+		}
+		a := i
+		for i < len(t) && t[i] > ' ' {
+			i++
+		}
+		if i-a >= n && fn(a, i) {
+			return
+		}
+	}
+}
