@@ -86,10 +86,11 @@ func tokenAcrossLines(t string) bool {
 	try := func(i int) bool {
 		a := max(0, i-1)
 		w := t[a:min(len(t), a+120)]
-		j := strings.IndexByte(w, '\n')
+		j := strings.IndexByte(w[i-a:], '\n')
 		if j < 0 {
 			return false
 		}
+		j += i - a
 		k := j + 1
 		if j > 0 && w[j-1] == '\r' {
 			j--

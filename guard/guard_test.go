@@ -176,10 +176,34 @@ func TestLeakClasses(t *testing.T) {
 	}
 	for name, s := range classes {
 		for _, note := range []string{s, "# Notes\n\nSome text before.\n\n    " + s + "\n\nAnd after.\n",
-			"---\ntitle: x\nvalue: " + s + "\n---\n", "ｘ " + strings.Replace(s, "_", "\u200b_", 1)} {
+			"---\ntitle: x\nvalue: " + s + "\n---\n", "ｘ " + strings.Replace(s, "_", "\u200b_", 1), "text\n" + s + "\nmore"} {
 			if !guard.Credential(note) {
 				t.Errorf("%s: %q not screened", name, note)
 			}
+		}
+	}
+}
+
+// FuzzSkeleton: the skeleton is a fixed point of itself (comparing
+// skeletons is an equivalence), and look-alike spellings of a name meet.
+func FuzzSkeleton(f *testing.F) {
+	for _, s := range []string{"secret.md", "sеcret", "ＴＯＫＥＮ", "İd_rsa", "to\u200bken", "ǅ", "ß", "ﬁ"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k := guard.Skeleton(s)
+		if guard.Skeleton(k) != k {
+			t.Fatalf("Skeleton(%q) = %q, whose skeleton is %q", s, k, guard.Skeleton(k))
+		}
+	})
+}
+
+func TestSkeletonMeets(t *testing.T) {
+	for _, pair := range [][2]string{{"sеcret", "secret"}, {"tοken", "token"}, {"ıd_rsa", "id_rsa"}, {"İD_RSA", "id_rsa"},
+		{"sécret", "secret"}, {"s\u0065\u0301cret", "secret"}, {"ＰＡＳＳＷＯＲＤ", "password"}, {"passw0rd", "password"},
+		{"ѕесrеt", "secret"}, {"Ηtpasswd", "htpasswd"}, {"ﬁle", "file"}, {"𝐬𝐞𝐜𝐫𝐞𝐭", "secret"}, {"se\u00adcret", "secret"}} {
+		if a, b := guard.Skeleton(pair[0]), guard.Skeleton(pair[1]); a != b {
+			t.Errorf("Skeleton(%q) = %q, Skeleton(%q) = %q", pair[0], a, pair[1], b)
 		}
 	}
 }

@@ -97,6 +97,13 @@ func (e *engine) wordFinds(t string, a, b int) bool {
 			return true
 		}
 	}
+	if w := t[a:b]; strings.Contains(w, `\n`) || strings.Contains(w, `\r`) {
+		// A key split by an escaped line break ("AKIA…\n…" in a quoted
+		// YAML or JSON value) decodes to a key split over lines.
+		if d := escapedBreaks.Replace(w); e.inWordFinds(" " + d + " ") {
+			return true
+		}
+	}
 	if w := t[a:b]; strings.IndexByte(w, '%') >= 0 {
 		if d, err := url.PathUnescape(w); err == nil && d != w && e.inWordFinds(" "+d+" ") {
 			return true
@@ -104,6 +111,8 @@ func (e *engine) wordFinds(t string, a, b int) bool {
 	}
 	return false
 }
+
+var escapedBreaks = strings.NewReplacer(`\r\n`, "", `\n`, "", `\r`, "")
 
 // inWordFinds matches the in-word rules whose keyword occurs in w
 // against it.

@@ -3,15 +3,16 @@ package policy
 import (
 	"regexp"
 	"strings"
-
-	"golang.org/x/text/unicode/norm"
+	"sync"
 
 	"github.com/vivary-dev/vivary-go/guard"
 )
 
-// The secret-looking name list. It is applied to every path component after
-// NFKC and lower-casing; a path with any matching component is never listed,
-// counted by name or read. The rules over-hide on purpose: a note called
+// The secret-looking name list. It is applied to every path component in
+// skeleton form (guard.Skeleton), so sеcret.md with a Cyrillic е, an NFD
+// sécret.md, ｓｅｃｒｅｔ.md and s\u200becret.md all match "secret"; a
+// path with any matching component is never listed, counted by name or
+// read. The rules over-hide on purpose: a note called
 // passwords.md is exactly what must stay out of an agent's context.
 var (
 	// sensitiveExact: a component equal to one of these.
@@ -55,32 +56,126 @@ func set(xs ...string) map[string]bool {
 	return m
 }
 
-// SensitiveName reports whether one path component looks secret.
+// SensitiveName reports whether one path component looks secret: its
+// skeleton (guard.Skeleton: look-alike letters, accents, invisible
+// characters, full-width forms and case set aside), or the skeleton of its
+// percent-decoded form, matches the list; or the credential screen finds a
+// credential in the name, its stem or its percent-decoded form.
 func SensitiveName(seg string) bool {
-	s := seg
-	if !guard.IsASCII(s) {
-		s = norm.NFKC.String(s)
+	forms := []string{seg}
+	if d := percentDecoded(seg); d != seg {
+		forms = append(forms, d)
 	}
-	s = strings.ToLower(s)
-	if sensitiveExact[s] || (strings.ContainsRune(s, '@') && userinfoSegment.MatchString(s)) {
+	for _, f := range forms {
+		if listed(guard.Skeleton(f)) {
+			return true
+		}
+	}
+	return credentialShaped(forms)
+}
+
+// skeletons is the list in skeleton form, built once.
+var skeletons = sync.OnceValue(func() (l struct {
+	exact                 map[string]bool
+	prefix, suffix, words []string
+}) {
+	l.exact = map[string]bool{}
+	for x := range sensitiveExact {
+		l.exact[guard.Skeleton(x)] = true
+	}
+	sk := func(xs []string) []string {
+		out := make([]string, len(xs))
+		for i, x := range xs {
+			out[i] = guard.Skeleton(x)
+		}
+		return out
+	}
+	l.prefix, l.suffix, l.words = sk(sensitivePrefix), sk(sensitiveSuffix), sk(sensitiveWords)
+	return l
+})
+
+func listed(s string) bool {
+	l := skeletons()
+	if l.exact[s] || (strings.ContainsRune(s, '@') && userinfoSegment.MatchString(s)) {
 		return true
 	}
-	for _, p := range sensitivePrefix {
+	for _, p := range l.prefix {
 		if strings.HasPrefix(s, p) {
 			return true
 		}
 	}
-	for _, p := range sensitiveSuffix {
+	for _, p := range l.suffix {
 		if strings.HasSuffix(s, p) {
 			return true
 		}
 	}
-	for _, w := range sensitiveWords {
+	for _, w := range l.words {
 		if strings.Contains(s, w) {
 			return true
 		}
 	}
 	return false
+}
+
+// credentialShaped runs the credential screen over a name, its stem (a
+// token's end rule may not take ".md" as its end), the stem with its first
+// letter's case changed and the stem with its separators as spaces, for
+// each form. Short names with no "@", ":" or
+// "=" cannot hold one and skip it.
+func credentialShaped(forms []string) bool {
+	var b strings.Builder
+	for _, f := range forms {
+		if len(f) < 12 && !strings.ContainsAny(f, "@:=") {
+			continue
+		}
+		stem := f
+		if i := strings.LastIndexByte(f, '.'); i > 0 && len(f)-i <= 10 {
+			stem = f[:i]
+		}
+		// A file manager may capitalise the first letter (Ghp_…).
+		swapped := strings.ToLower(stem[:1]) + stem[1:]
+		if swapped == stem {
+			swapped = strings.ToUpper(stem[:1]) + stem[1:]
+		}
+		for _, v := range []string{f, stem, swapped, strings.NewReplacer("-", " ", ".", " ", "+", " ", ",", " ").Replace(stem)} {
+			b.WriteString(v)
+			b.WriteString(" \n ")
+		}
+	}
+	return b.Len() > 0 && guard.Credential(b.String())
+}
+
+// percentDecoded decodes %XX escapes, again while new ones appear (at most
+// three rounds); a % not followed by two hex digits stays as it is.
+func percentDecoded(s string) string {
+	for round := 0; round < 3 && strings.IndexByte(s, '%') >= 0; round++ {
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+				b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+				i += 2
+				continue
+			}
+			b.WriteByte(s[i])
+		}
+		if b.String() == s {
+			break
+		}
+		s = b.String()
+	}
+	return s
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 // Sensitive reports whether any component of the slash-separated rel looks secret.

@@ -1,0 +1,81 @@
+package guard
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Skeleton is the form names are compared in, so that a look-alike of a
+// secret name is that name: NFKD (full-width forms, ligatures, math
+// letters, superscripts to their plain letters), combining marks and
+// invisible format characters (zero-width spaces and joiners, soft
+// hyphens, direction marks) removed, Unicode confusables mapped to the
+// Latin letter they imitate (UTS #39: Cyrillic, Greek, Armenian, small
+// capitals, dotless i, stroked letters; 0 as o and 1 as l), and case
+// folded. Two names with the same skeleton look alike to a reader.
+func Skeleton(s string) string {
+	if isASCII(s) && !strings.ContainsAny(s, "01") {
+		return Lower(s)
+	}
+	d := norm.NFKD.String(s)
+	var b strings.Builder
+	b.Grow(len(d))
+	for _, r := range d {
+		if unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc, unicode.Cf, unicode.Cc) || unicode.Is(unicode.Variation_Selector, r) {
+			continue
+		}
+		if m, ok := confusables[r]; ok {
+			r = m
+		}
+		b.WriteRune(r)
+	}
+	f := folder.String(b.String())
+	// Folding can make new look-alikes (Σ to σ) and new decompositions.
+	out := []rune(norm.NFKD.String(f))
+	n := 0
+	for _, r := range out {
+		if unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc, unicode.Cf) {
+			continue
+		}
+		if m, ok := confusables[r]; ok {
+			r = unicode.ToLower(m)
+		}
+		out[n] = r
+		n++
+	}
+	return string(out[:n])
+}
+
+var folder = cases.Fold()
+
+// confusables maps look-alikes to the Latin letter they imitate
+// (from UTS #39's confusables list, the letters a name can be spelt with).
+var confusables = func() map[rune]rune {
+	m := map[rune]rune{}
+	add := func(from, to string) {
+		f, t := []rune(from), []rune(to)
+		if len(f) != len(t) {
+			panic("guard: confusables table out of step")
+		}
+		for i := range f {
+			m[f[i]] = t[i]
+		}
+	}
+	// Cyrillic
+	add("аеорсухіјѕԁԛԝһӏɡүҽвкмнтпьзг", "aeopcyxijsdqwhlgyebkmhtnb3r")
+	add("АВЕКМНОРСТУХЅІЈԚԜҺӀҮԀЗ", "ABEKMHOPCTYXSIJQWHlYD3")
+	// Greek
+	add("αβγεηικνορτυχωϲϳ", "abyenikvoptuxwcj")
+	add("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹͿ", "ABEZHIKMNOPTYXCJ")
+	// Armenian
+	add("օսցհոզ", "oughnq")
+	// small capitals and other Latin look-alikes
+	add("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ", "abcdefghijklmnoprstuvwyz")
+	add("ıȷɑɩʋøđħłŧƀɨʉƈɗ", "ijaivodhltbiucd")
+	// digits read as letters
+	add("01", "ol")
+	return m
+}()
