@@ -7,7 +7,9 @@ package doctor
 import (
 	"context"
 	"debug/buildinfo"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -53,6 +55,9 @@ type Report struct {
 	Compatibility  Compatibility       `json:"compatibility"`
 	Capabilities   Capabilities        `json:"capabilities"`
 	WorkspaceRoles map[string][]string `json:"workspace_roles"`
+	// RestoreGitignore is the block to put back when the root .gitignore
+	// differs from it outside Git; the text report prints it under the error.
+	RestoreGitignore string `json:"-"`
 }
 
 // Privacy probes: each rule of the bounded block must ignore its probe path.
@@ -72,7 +77,7 @@ func Run(ctx context.Context, root string) (*Report, error) {
 	ws, err := workspace.Bind(abs)
 	if err != nil {
 		r := newReport(abs)
-		r.Errors = append(r.Errors, "target is not an existing workspace directory")
+		r.Errors = append(r.Errors, "target cannot be inspected: "+message(err))
 		return r, nil
 	}
 	defer ws.Close()
@@ -98,8 +103,23 @@ func Inspect(ctx context.Context, reader *produce.Reader, root string) *Report {
 	var contract *string
 	for _, f := range scaffold.Files("", scaffold.DefaultPreset) {
 		info, err := ws.Lstat(f.Path)
-		if err != nil || !info.Exists || !info.IsRegular() {
-			r.Errors = append(r.Errors, "missing required file: "+f.Path)
+		problem := ""
+		switch {
+		case errors.Is(err, fs.ErrPermission):
+			problem = "required file is unreadable (permission denied on it or its folder): " + f.Path +
+				"; give your user read and search permission"
+		case errors.Is(err, workspace.ErrLink):
+			problem = "required file is reached through a link or a file in place of a folder: " + f.Path +
+				"; replace the link with a real folder and file"
+		case err != nil:
+			problem = "required file cannot be inspected: " + f.Path
+		case !info.Exists:
+			problem = "missing required file: " + f.Path
+		case !info.IsRegular():
+			problem = "required file is not a regular file: " + f.Path + "; replace it with a plain file"
+		}
+		if problem != "" {
+			r.Errors = append(r.Errors, problem)
 			r.Compatibility.ContractMissing = append(r.Compatibility.ContractMissing, f.Path)
 		}
 	}
@@ -109,15 +129,13 @@ func Inspect(ctx context.Context, reader *produce.Reader, root string) *Report {
 	}
 	r.Compatibility.WorkspaceContract = contract
 	r.Warnings = append(r.Warnings, leftovers(ws)...)
-	for _, p := range privacyProbes {
-		ignored, err := policy.Ignored(ctx, ws, p.probe)
-		if err != nil || !ignored {
-			r.Errors = append(r.Errors, "privacy ignore missing: "+p.pattern)
-		}
-	}
+	policyFailed := r.checkPrivacy(ctx, ws)
 	snap, err := reader.Snapshot(ctx)
 	if err != nil {
-		r.Errors = append(r.Errors, "workspace cannot be read: "+string(reason.Of(err)))
+		// The policy failure is already reported once, with its fix.
+		if !policyFailed || reason.Of(err) != reason.PrivacyPolicyUnavailable {
+			r.Errors = append(r.Errors, "workspace cannot be read: "+string(reason.Of(err))+": "+message(err))
+		}
 		r.OK = false
 		return r
 	}
@@ -127,7 +145,7 @@ func Inspect(ctx context.Context, reader *produce.Reader, root string) *Report {
 	}
 	res, err := reader.Check(ctx, produce.CheckArgs{})
 	if err != nil {
-		r.Errors = append(r.Errors, "tropo validation failed: "+string(reason.Of(err)))
+		r.Errors = append(r.Errors, "tropo validation failed: "+string(reason.Of(err))+": "+message(err))
 	} else {
 		for _, f := range res.Findings {
 			line := fmt.Sprintf("tropo finding: %s:%d: %s %s", f.Path, f.Line, f.Code, f.Message)
@@ -194,6 +212,49 @@ func leftovers(ws *workspace.Workspace) []string {
 		}
 	}
 	return out
+}
+
+// checkPrivacy asks the ignore policy about each rule's probe path. When
+// the policy cannot answer at all, that is one error saying why, not a
+// "missing" line per rule: outside Git that is almost always a root
+// .gitignore that is not the generated block byte for byte. It reports
+// whether the policy could not answer.
+func (r *Report) checkPrivacy(ctx context.Context, ws *workspace.Workspace) bool {
+	for _, p := range privacyProbes {
+		ignored, err := policy.Ignored(ctx, ws, p.probe)
+		if err != nil {
+			if !rootBlockExact(ws) {
+				r.Errors = append(r.Errors, "privacy ignore rules cannot be applied: the root .gitignore is missing or differs "+
+					"from the block create-vivary init writes, and outside Git only that exact block is honoured; "+
+					"restore the block exactly (shown below) or run `git init` so Git's rules apply")
+				r.RestoreGitignore = policy.GitignoreBlock
+				return true
+			}
+			r.Errors = append(r.Errors, "privacy ignore rules cannot be applied: "+message(err))
+			return true
+		}
+		if !ignored {
+			r.Errors = append(r.Errors, "privacy ignore missing: "+p.pattern)
+		}
+	}
+	return false
+}
+
+// rootBlockExact reports whether the root .gitignore is one of the
+// generated blocks byte for byte.
+func rootBlockExact(ws *workspace.Workspace) bool {
+	data, _, err := ws.ReadFile(".gitignore", int64(len(policy.GitignoreBlockCocoindex)), nil)
+	return err == nil && (string(data) == policy.GitignoreBlock || string(data) == policy.GitignoreBlockCocoindex)
+}
+
+// message is the typed refusal's message, never an OS error's text (which
+// would hold a path).
+func message(err error) string {
+	var re *reason.Error
+	if errors.As(err, &re) && re.Msg != "" {
+		return re.Msg
+	}
+	return "no further detail"
 }
 
 // Adapter facts the probe checks in the binary's build information.

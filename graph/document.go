@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"maps"
 	"regexp"
 	"slices"
@@ -14,42 +15,6 @@ import (
 	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/policy"
 )
-
-// Finding is one validation result.
-type Finding struct {
-	Path    string `json:"path"`
-	Line    int    `json:"line"`
-	Level   string `json:"level"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// Messages are fixed per code.
-var Messages = map[string]string{
-	"E001": "invalid frontmatter",
-	"E101": "required field missing",
-	"E102": "required field empty",
-	"E103": "field value invalid",
-	"W201": "untyped document",
-	"W202": "unknown field",
-	"W210": "redundant derived field",
-	"W220": "unresolved reference",
-}
-
-func finding(path string, line int, code string) Finding {
-	level := "warning"
-	if code[0] == 'E' || code == "W201" {
-		level = "error"
-	}
-	msg, ok := Messages[code]
-	if !ok {
-		msg = "document validation finding"
-	}
-	if line < 0 {
-		line = 0
-	}
-	return Finding{Path: path, Line: line, Level: level, Code: code, Message: msg}
-}
 
 // Edge is one ref from a document's frontmatter.
 type Edge struct {
@@ -205,7 +170,7 @@ func localDate(ns int64) string {
 func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64) *Document {
 	text = strings.TrimPrefix(text, "\ufeff")
 	d := &Document{Path: rel, Text: text, Type: TypeFor(cfg, rel)}
-	fmText, body, _, has := Split(text)
+	fmText, body, unclosed, has := Split(text)
 	d.ID = DeriveID(rel, rootName)
 	d.Title = DeriveTitle(body, d.ID)
 	created := mtime
@@ -214,21 +179,23 @@ func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64)
 	}
 	d.Created, d.Updated = localDate(created), localDate(mtime)
 	d.FM = &Frontmatter{byKey: map[string]int{}}
+	if unclosed {
+		d.Findings = append(d.Findings, finding(rel, 1, "E001", whyUnclosed))
+		return d
+	}
 	if has {
 		fm, err := ParseFrontmatter(fmText)
 		if err != nil {
-			line := 2
-			if fe, ok := err.(*ErrFrontmatter); ok {
-				line = fe.Line
-			}
-			d.Findings = append(d.Findings, finding(rel, line, "E001"))
+			fe := &ErrFrontmatter{Line: 2, Why: whySyntax}
+			errors.As(err, &fe)
+			d.Findings = append(d.Findings, finding(rel, fe.Line, "E001", fe.Why))
 			return d
 		}
 		d.FM = fm
 	}
 	typed := d.Type != ""
 	if !typed && !cfg.AllowUntyped {
-		d.Findings = append(d.Findings, finding(rel, 1, "W201"))
+		d.Findings = append(d.Findings, finding(rel, 1, "W201", "no type's folder holds this path; move it into a typed folder"))
 	}
 	required := map[string]string{}
 	optional := map[string]string{}
@@ -253,11 +220,11 @@ func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64)
 	for _, k := range slices.Sorted(maps.Keys(required)) {
 		v, ok := d.FM.Get(k)
 		if !ok {
-			d.Findings = append(d.Findings, finding(rel, 1, "E101"))
+			d.Findings = append(d.Findings, finding(rel, 1, "E101", fieldName(k)))
 			continue
 		}
 		if s, isStr := v.(string); v == nil || (isStr && s == "") {
-			d.Findings = append(d.Findings, finding(rel, d.FM.Fields[d.FM.byKey[k]].Line, "E102"))
+			d.Findings = append(d.Findings, finding(rel, d.FM.Fields[d.FM.byKey[k]].Line, "E102", fieldName(k)))
 		}
 	}
 	derive := map[string]bool{}
@@ -268,7 +235,7 @@ func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64)
 	for _, f := range d.FM.Fields {
 		if derive[f.Key] {
 			if (typed || !cfg.AllowUntyped) && Stringify(f.Value) == derived[f.Key] {
-				d.Findings = append(d.Findings, finding(rel, f.Line, "W210"))
+				d.Findings = append(d.Findings, finding(rel, f.Line, "W210", redundantDetail(f.Key)))
 			}
 			continue
 		}
@@ -278,7 +245,7 @@ func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64)
 		}
 		if spec == "" {
 			if typed {
-				d.Findings = append(d.Findings, finding(rel, f.Line, "W202"))
+				d.Findings = append(d.Findings, finding(rel, f.Line, "W202", unknownDetail(f.Key, d.Type)))
 			}
 			continue
 		}
@@ -292,7 +259,7 @@ func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64)
 			continue
 		}
 		if !CheckSpec(spec, f.Value) {
-			d.Findings = append(d.Findings, finding(rel, f.Line, "E103"))
+			d.Findings = append(d.Findings, finding(rel, f.Line, "E103", invalidDetail(f.Key, spec)))
 		}
 	}
 	return d
@@ -331,7 +298,7 @@ func (d *Document) addRefs(f Field, spec string) {
 		d.Edges = append(d.Edges, Edge{Field: f.Key, To: s, Line: f.Line})
 	}
 	if bad {
-		d.Findings = append(d.Findings, finding(d.Path, f.Line, "E103"))
+		d.Findings = append(d.Findings, finding(d.Path, f.Line, "E103", invalidDetail(f.Key, spec)))
 	}
 }
 
@@ -340,7 +307,7 @@ func (d *Document) UnresolvedFindings(ids map[string]bool) []Finding {
 	var out []Finding
 	for _, e := range d.Edges {
 		if !ids[e.To] {
-			out = append(out, finding(d.Path, e.Line, "W220"))
+			out = append(out, finding(d.Path, e.Line, "W220", unresolvedDetail(e)))
 		}
 	}
 	return out

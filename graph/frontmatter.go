@@ -11,16 +11,20 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/vivary-dev/vivary-go/guard"
 )
 
 // Split separates frontmatter from the body. A leading BOM is dropped. The
 // frontmatter is the text between a first line of `---` and the next line of
-// `---`; ok is false when the text has none.
-func Split(text string) (fm string, body string, line int, ok bool) {
+// `---`; ok is false when the text has none, and unclosed is true when a
+// first `---` line is never closed (the reference reads such a file as all
+// body; here it is E001, so the writer learns why every field is missing).
+func Split(text string) (fm string, body string, unclosed, ok bool) {
 	text = strings.TrimPrefix(text, "\ufeff")
 	first, rest, found := cutLine(text)
 	if !found || strings.TrimRight(first, " \t") != "---" {
-		return "", text, 0, false
+		return "", text, false, false
 	}
 	var lines []string
 	for {
@@ -29,12 +33,12 @@ func Split(text string) (fm string, body string, line int, ok bool) {
 			if len(lines) == 0 {
 				// `---\n---` has an empty frontmatter; the pattern needs
 				// at least the newline before the closing fence.
-				return "", text, 0, false
+				return "", text, false, false
 			}
-			return strings.Join(lines, "\n"), r, 1, true
+			return strings.Join(lines, "\n"), r, false, true
 		}
 		if !more {
-			return "", text, 0, false
+			return "", text, true, false
 		}
 		lines = append(lines, strings.TrimSuffix(l, "\r"))
 		rest = r
@@ -77,10 +81,26 @@ func (f *Frontmatter) Get(key string) (any, bool) {
 }
 
 // ErrFrontmatter is a frontmatter that is not a valid YAML mapping. Line is
-// the file line to report.
-type ErrFrontmatter struct{ Line int }
+// the file line to report, Why what to fix there (it never quotes the text).
+type ErrFrontmatter struct {
+	Line int
+	Why  string
+}
 
-func (e *ErrFrontmatter) Error() string { return fmt.Sprintf("invalid frontmatter at line %d", e.Line) }
+func (e *ErrFrontmatter) Error() string {
+	return fmt.Sprintf("invalid frontmatter at line %d: %s", e.Line, e.Why)
+}
+
+// Why an E001 was reported.
+const (
+	whyUnclosed  = "no closing '---' line; end the frontmatter with a line of three dashes"
+	whySyntax    = "not valid YAML; write one 'key: value' per line"
+	whyTab       = "a tab in the indentation; indent with spaces"
+	whyNotMap    = "it must be 'key: value' lines, not a list or a single value"
+	whyKey       = "a key must be plain text"
+	whyDuplicate = "a key appears twice; keep one"
+	whyNested    = "a list of mappings, a nested list or a YAML anchor; use plain values"
+)
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
@@ -92,7 +112,7 @@ func ParseFrontmatter(fm string) (*Frontmatter, error) {
 
 func parseFrontmatter(fm string, fast bool) (*Frontmatter, error) {
 	out := &Frontmatter{byKey: map[string]int{}}
-	if strings.TrimSpace(fm) == "" {
+	if guard.TrimSpace(fm) == "" {
 		return out, nil
 	}
 	if simple, ok := parseSimple(fm); fast && ok {
@@ -102,7 +122,7 @@ func parseFrontmatter(fm string, fast bool) (*Frontmatter, error) {
 	for i, l := range strings.Split(fm, "\n") {
 		trimmed := strings.TrimLeft(l, " ")
 		if strings.HasPrefix(trimmed, "\t") {
-			return nil, &ErrFrontmatter{Line: i + 2}
+			return nil, &ErrFrontmatter{Line: i + 2, Why: whyTab}
 		}
 	}
 	var doc yaml.Node
@@ -111,26 +131,26 @@ func parseFrontmatter(fm string, fast bool) (*Frontmatter, error) {
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
 		}
-		return nil, &ErrFrontmatter{Line: line + 1}
+		return nil, &ErrFrontmatter{Line: line + 1, Why: whySyntax}
 	}
 	if len(doc.Content) == 0 {
 		return out, nil
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, &ErrFrontmatter{Line: 2}
+		return nil, &ErrFrontmatter{Line: 2, Why: whyNotMap}
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			return nil, &ErrFrontmatter{Line: k.Line + 1}
+			return nil, &ErrFrontmatter{Line: k.Line + 1, Why: whyKey}
 		}
 		if _, dup := out.byKey[k.Value]; dup {
-			return nil, &ErrFrontmatter{Line: k.Line + 1}
+			return nil, &ErrFrontmatter{Line: k.Line + 1, Why: whyDuplicate}
 		}
 		val, err := nodeValue(v, false)
 		if err != nil {
-			return nil, &ErrFrontmatter{Line: v.Line + 1}
+			return nil, &ErrFrontmatter{Line: v.Line + 1, Why: whyNested}
 		}
 		out.byKey[k.Value] = len(out.Fields)
 		out.Fields = append(out.Fields, Field{Key: k.Value, Value: val, Line: k.Line + 1})

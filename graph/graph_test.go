@@ -194,6 +194,58 @@ func TestEdgesAndGraph(t *testing.T) {
 	}
 }
 
+// Messages keep the reference's text for the code and say which field and
+// what to write; a field name that is not safe to show is left out.
+func TestFindingMessages(t *testing.T) {
+	cfg := thinConfig(t)
+	for _, c := range []struct{ name, path, text, want string }{
+		{"missing fields", "changes/c.md", "---\nproject: p\n---\n",
+			"E101@1 required field missing: slice|E101@1 required field missing: status"},
+		{"enum values", "changes/c.md", "---\nproject: p\nstatus: nope\nslice: s\n---\n",
+			"E103@3 field value invalid: status must be one of planned, active, done, blocked, deferred"},
+		{"empty", "changes/c.md", "---\nproject: ''\nstatus: done\nslice: s\n---\n", "E102@2 required field empty: project"},
+		{"date", "decisions/d.md", "---\nproject: p\nstatus: accepted\ndate: soon\n---\n",
+			"E103@4 field value invalid: date must be a calendar date, YYYY-MM-DD"},
+		{"ref-list", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: [Not A Slug]\n---\n",
+			"E103@5 field value invalid: related_modules must be a list of document ids, like [id-one, id-two]"},
+		{"unknown", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\nmood: ok\n---\n",
+			"W202@5 unknown field: mood is not a field of the type change; remove it or add it to the type's policy"},
+		{"derived", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\nid: c\n---\n",
+			"W210@5 redundant derived field: id equals the value Vivary derives; remove it"},
+		{"unclosed", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\n# Heading\n",
+			"E001@1 invalid frontmatter: no closing '---' line; end the frontmatter with a line of three dashes"},
+		{"unclosed without newline", "notes/n.md", "---\na: 1", "E001@1 invalid frontmatter: no closing '---' line; end the frontmatter with a line of three dashes"},
+		{"tab", "notes/n.md", "---\na:\n\t- x\n---\n", "E001@3 invalid frontmatter: a tab in the indentation; indent with spaces"},
+		{"duplicate", "notes/n.md", "---\na: 1\na: 2\n---\n", "E001@3 invalid frontmatter: a key appears twice; keep one"},
+		{"syntax", "notes/n.md", "---\na: [x\n---\n", "E001@2 invalid frontmatter: not valid YAML; write one 'key: value' per line"},
+		{"list", "notes/n.md", "---\n- a\n---\n", "E001@2 invalid frontmatter: it must be 'key: value' lines, not a list or a single value"},
+		{"nested", "notes/n.md", "---\na:\n  - b: 1\n---\n", "E001@3 invalid frontmatter: a list of mappings, a nested list or a YAML anchor; use plain values"},
+		{"unsafe key", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\n\"a\\tb\": x\n\"api_key=sk12345678\": y\n---\n",
+			"W202@5 unknown field|W202@6 unknown field"},
+	} {
+		d := graph.Analyze(cfg, c.path, "ws", c.text, 1, 1)
+		var got []string
+		for _, f := range d.Findings {
+			got = append(got, fmt.Sprintf("%s@%d %s", f.Code, f.Line, f.Message))
+		}
+		if strings.Join(got, "|") != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, strings.Join(got, "|"), c.want)
+		}
+	}
+	a := graph.Analyze(cfg, "changes/a.md", "ws", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: [gone]\n---\n", 1, 1)
+	if w := a.UnresolvedFindings(map[string]bool{"a": true}); len(w) != 1 ||
+		w[0].Message != "unresolved reference: related_modules names gone, which no document has as its id" {
+		t.Errorf("W220 %+v", w)
+	}
+	// An enum too long to list still fits the schema's 256 characters.
+	long := &policy.Config{FolderMap: map[string]string{"x": "x"}, Types: map[string]*policy.TypeDef{
+		"x": {Required: map[string]string{"s": "enum:" + strings.Repeat("value|", 80) + "v"}}}}
+	d := graph.Analyze(long, "x/a.md", "ws", "---\ns: nope\n---\n", 1, 1)
+	if len(d.Findings) != 1 || len([]rune(d.Findings[0].Message)) > 256 || !strings.HasSuffix(d.Findings[0].Message, "...") {
+		t.Errorf("long enum: %+v", d.Findings)
+	}
+}
+
 // A scalar in a ref-list or a list in a ref keeps its edges, as in the
 // reference, with one E103 on the field.
 func TestRefShapeKeepsEdges(t *testing.T) {

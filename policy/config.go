@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -54,7 +55,10 @@ type Config struct {
 
 // ConfigError is a policy file that cannot be used. Its message names the
 // key, never the value.
-type ConfigError struct{ Msg string }
+type ConfigError struct {
+	Msg  string
+	Line int // the file line at fault, 0 when not known
+}
 
 func (e *ConfigError) Error() string { return e.Msg }
 
@@ -82,7 +86,21 @@ func ParseTOML(data []byte) (map[string]any, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var raw map[string]any
 	if _, err := toml.Decode(string(data), &raw); err != nil {
-		return nil, cfgErr("policy file is not valid TOML")
+		var pe toml.ParseError
+		if errors.As(err, &pe) && pe.Position.Line > 0 && len(data) > 0 {
+			// The line of the offending byte: the parser counts the newline
+			// that ends a line as the start of the next one.
+			at := min(pe.Position.Start, len(data)-1)
+			line := 1 + bytes.Count(data[:max(at, 0)], []byte("\n"))
+			// The parser's own words only when they are safe to show:
+			// they can quote the file.
+			msg := fmt.Sprintf("not valid TOML at line %d", line)
+			if detail := strings.TrimSpace(pe.Message); guard.OutputSafe(detail, 200, guard.Firewall) {
+				msg += ": " + detail
+			}
+			return nil, &ConfigError{Msg: msg, Line: line}
+		}
+		return nil, cfgErr("not valid TOML")
 	}
 	return raw, nil
 }

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -159,4 +160,24 @@ func FuzzPolicyFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A TOML error says at which line and what the parser found, and quotes
+// nothing unsafe from the file.
+func TestParseTOMLSaysWhere(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"version = 1\nexclude = [\"a\"\n", "not valid TOML at line 2: expected a comma (',') or array terminator (']'), but got end of file"},
+		{"a = \"x\" y\n", "not valid TOML at line 1: expected a top-level item to end with a newline, comment, or EOF, but got 'y' instead"},
+		{"\n\n[base\n", "not valid TOML at line 3"},
+		{"a = 1 /home/u/x\n", "not valid TOML at line 1"},
+	} {
+		_, err := policy.ParseTOML([]byte(c.in))
+		var ce *policy.ConfigError
+		if !errors.As(err, &ce) || !strings.HasPrefix(ce.Msg, c.want) {
+			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "/home") {
+			t.Errorf("%q: the message quotes a machine path: %v", c.in, err)
+		}
+	}
 }

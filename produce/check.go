@@ -32,6 +32,10 @@ type CheckResult struct {
 	Complete             bool            `json:"complete"`
 	WorkspaceFingerprint string          `json:"workspace_fingerprint"`
 	Omissions            []Omission      `json:"omissions"`
+	// Beyond the schema, for a person: the given paths that selected no
+	// document, and the admitted documents that could not be read.
+	Unselected []string `json:"-"`
+	Unreadable []string `json:"-"`
 }
 
 // CheckSchemaID is the check result's schema id.
@@ -126,11 +130,13 @@ func (r *Reader) Check(ctx context.Context, args CheckArgs) (*CheckResult, error
 		return a.Code < b.Code
 	})
 	missing := 0
-	for _, h := range hit {
+	for i, h := range hit {
 		if !h {
 			missing++
+			res.Unselected = append(res.Unselected, args.Paths[i])
 		}
 	}
+	res.Unreadable = snap.Unreadable
 	res.Omissions = snap.Omissions
 	if missing > 0 {
 		m := map[[2]string]int{}

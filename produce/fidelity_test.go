@@ -1,10 +1,15 @@
 package produce_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/reason"
 )
 
 // fidelityDocs is real-world frontmatter on which the Go version once
@@ -51,5 +56,25 @@ func TestFidelityGolden(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		golden(t, c.name, jsonOf(t, res))
+	}
+}
+
+// A broken policy file refuses the call with the file, the line and what
+// the parser found, and never the root.
+func TestPolicyFileErrorSaysWhere(t *testing.T) {
+	root := testws.Thin(t, nil)
+	p := filepath.Join(root, ".vivary", "workspace.toml")
+	orig, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testws.Write(t, root, ".vivary/workspace.toml", string(orig)+"x = [\n")
+	_, err = produce.NewReader(bindWS(t, root)).Check(bg, produce.CheckArgs{})
+	want := fmt.Sprintf("the workspace policy file .vivary/workspace.toml is not valid TOML at line %d: ", strings.Count(string(orig), "\n")+1)
+	if reason.Of(err) != reason.PrivacyPolicyUnavailable || !strings.Contains(err.Error(), want) || !strings.HasSuffix(err.Error(), "; fix it there") {
+		t.Fatalf("%v\nwant it to say %q", err, want)
+	}
+	if strings.Contains(err.Error(), root) {
+		t.Fatalf("the message names the root: %v", err)
 	}
 }

@@ -37,6 +37,10 @@ type Snapshot struct {
 	Omissions   []Omission // aggregated rows
 	Fingerprint string
 	Admission   *policy.Admission
+	// Unreadable are the admitted documents whose read failed (changed
+	// while read, or unavailable), in path order: names the policy let
+	// through, so a message may show them.
+	Unreadable  []string
 	configFiles []configFile
 	stamps      []stamp
 	racy        bool // some input changed too close to the snapshot to trust its stamps
@@ -177,6 +181,7 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 			// A read that failed says nothing stable; never reuse this snapshot.
 			col.add("document", res.outcome, 1)
 			col.complete, col.unstable = false, true
+			snap.Unreadable = append(snap.Unreadable, jobs[i].rel)
 			continue
 		default:
 			// Dropped for its content: the content may change back.
@@ -260,7 +265,8 @@ func (s *Snapshot) loadConfig(ws *workspace.Workspace, cands []candidate, thin b
 		raw, err := policy.ParseTOML(data)
 		if err != nil {
 			if thin {
-				return nil, 0, policyUnavailable("a workspace policy file is not valid TOML")
+				// c.rel is a policy file the privacy policy admitted.
+				return nil, 0, reason.Wrap(reason.PrivacyPolicyUnavailable, "the workspace policy file "+c.rel+" is "+err.Error()+"; fix it there", err)
 			}
 			return legacyFail("invalid")
 		}

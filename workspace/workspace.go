@@ -41,20 +41,24 @@ func Bind(root string) (*Workspace, error) {
 	}
 	var lst unix.Stat_t
 	if err := unix.Lstat(abs, &lst); err != nil {
-		return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace directory does not exist", err)
+		return nil, reason.Wrap(reason.WorkspaceUnavailable, lstatProblem(err), err)
 	}
 	if lst.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return nil, reason.New(reason.WorkspaceUnavailable, "workspace path is a symbolic link; pass the directory it points to")
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace path cannot be resolved", err)
+		return nil, reason.Wrap(reason.WorkspaceUnavailable, lstatProblem(err), err)
 	}
 	real = filepath.Clean(real)
 	fd, err := unix.Open(real, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		if errors.Is(err, unix.ENOTDIR) {
-			return nil, reason.New(reason.WorkspaceUnavailable, "workspace path is not a directory")
+		switch {
+		case errors.Is(err, unix.ENOTDIR):
+			return nil, reason.New(reason.WorkspaceUnavailable, "workspace path is not a directory; pass the workspace folder")
+		case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
+			return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace directory is unreadable (permission denied); "+
+				"give your user read and search permission on it", err)
 		}
 		return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace directory cannot be opened", err)
 	}
@@ -68,6 +72,22 @@ func Bind(root string) (*Workspace, error) {
 		return nil, reason.New(reason.WorkspaceUnavailable, "workspace identity changed during binding")
 	}
 	return &Workspace{path: real, fd: fd, dev: uint64(st.Dev), ino: uint64(st.Ino)}, nil
+}
+
+// lstatProblem says why the workspace path could not be looked at.
+func lstatProblem(err error) string {
+	switch {
+	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
+		return "workspace directory cannot be reached (permission denied on a folder above it); " +
+			"give your user search permission on the folders of the path"
+	case errors.Is(err, unix.ENOTDIR):
+		return "workspace path runs through a file; pass the workspace folder"
+	case errors.Is(err, unix.ELOOP):
+		return "workspace path has too many links; pass the directory itself"
+	case errors.Is(err, unix.ENOENT):
+		return "workspace directory does not exist; check the path"
+	}
+	return "workspace path cannot be inspected; check that it names a folder you can read"
 }
 
 // Root is the canonical absolute root path. Never put it in output.

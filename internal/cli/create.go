@@ -297,6 +297,9 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		for _, e := range rep.Errors {
 			fmt.Fprintln(stdout, "error: "+e)
 		}
+		if rep.RestoreGitignore != "" {
+			fmt.Fprint(stdout, "the root .gitignore must be exactly:\n"+rep.RestoreGitignore)
+		}
 		for _, w := range rep.Warnings {
 			fmt.Fprintln(stdout, "warning: "+w)
 		}

@@ -20,6 +20,7 @@ import (
 type FrameReader struct {
 	br  *bufio.Reader
 	err error
+	why string
 }
 
 // NewFrameReader reads frames from r.
@@ -31,6 +32,10 @@ func NewFrameReader(r io.Reader) *FrameReader {
 // input, or not valid UTF-8. After it the reader only returns it again.
 var ErrFrame = errors.New("frame refused")
 
+// Why names the refusal after ErrFrame: frame_too_long,
+// frame_unterminated or frame_not_utf8 (a reason code, never frame content).
+func (f *FrameReader) Why() string { return f.why }
+
 // Next returns the next frame without its newline, io.EOF at a clean end, or
 // ErrFrame.
 func (f *FrameReader) Next() ([]byte, error) {
@@ -41,14 +46,14 @@ func (f *FrameReader) Next() ([]byte, error) {
 	// reads beyond the first newline it finds.
 	line, err := f.br.ReadSlice('\n')
 	switch {
-	case err == bufio.ErrBufferFull:
-		f.err = ErrFrame
+	case err == bufio.ErrBufferFull, err == nil && len(line) > MaxFrameBytes:
+		f.err, f.why = ErrFrame, "frame_too_long"
 	case err == io.EOF && len(line) == 0:
 		f.err = io.EOF
 	case err != nil:
-		f.err = ErrFrame // unterminated at EOF, or a read error
-	case len(line) > MaxFrameBytes || !utf8.Valid(line):
-		f.err = ErrFrame
+		f.err, f.why = ErrFrame, "frame_unterminated" // at EOF, or a read error
+	case !utf8.Valid(line):
+		f.err, f.why = ErrFrame, "frame_not_utf8"
 	}
 	if f.err != nil {
 		return nil, f.err
@@ -63,12 +68,14 @@ type stdioTransport struct {
 	in    io.Reader
 	out   io.Writer
 	drain time.Duration
+	diag  *Diagnostics
 }
 
 func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	c := &frameConn{
 		frames: NewFrameReader(t.in), w: t.out, in: make(chan jsonrpc.Message), done: make(chan struct{}),
 		cancelled: map[jsonrpc.ID]bool{}, pending: map[jsonrpc.ID]bool{}, drained: make(chan struct{}), drain: t.drain,
+		diag: t.diag,
 	}
 	go c.loop()
 	return c, nil
@@ -86,6 +93,7 @@ type frameConn struct {
 	done    chan struct{}
 	once    sync.Once
 	drain   time.Duration
+	diag    *Diagnostics
 
 	mu        sync.Mutex
 	cancelled map[jsonrpc.ID]bool
@@ -112,8 +120,10 @@ func (c *frameConn) loop() {
 	for {
 		line, err := c.frames.Next()
 		if err == ErrFrame {
-			// Fail closed: never parse it, answer once, end the session.
+			// Fail closed: never parse it, answer once, say why on the
+			// diagnostics stream (the reason only), end the session.
 			c.errorLine(jsonrpc.CodeInvalidRequest, "frame refused: over 65536 bytes, unterminated or not UTF-8")
+			c.diag.Emit(Diag{Event: "frame_refused", Outcome: "refused", Reason: c.frames.Why(), ElapsedMS: -1, InputBytes: -1, OutputBytes: -1})
 			c.readErr = io.EOF
 			return
 		}

@@ -21,9 +21,11 @@ const (
 const DiagnosticSchema = "vivary.mcp-observability/v0"
 
 var events = map[string]bool{"server_started": true, "discovery_served": true, "tool_started": true, "tool_completed": true,
-	"tool_refused": true, "tool_cancelled": true, "tool_timed_out": true, "server_stopped": true}
+	"tool_refused": true, "tool_cancelled": true, "tool_timed_out": true, "frame_refused": true, "server_stopped": true}
 
-var errorEvents = map[string]bool{"tool_refused": true, "tool_cancelled": true, "tool_timed_out": true}
+// errorEvents are what errors mode writes: every refusal, cancellation and
+// timeout, including an input frame refused before it was parsed.
+var errorEvents = map[string]bool{"tool_refused": true, "tool_cancelled": true, "tool_timed_out": true, "frame_refused": true}
 
 var outcomes = map[string]bool{"known": true, "unknown": true, "refused": true, "cancelled": true}
 

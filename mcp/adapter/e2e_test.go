@@ -596,14 +596,17 @@ func TestFrames(t *testing.T) {
 	}
 }
 
+// A refused frame ends the session, and the JSON diagnostics say so with a
+// frame_refused event that names why and carries nothing of the frame.
 func TestBadFramesEndTheSession(t *testing.T) {
-	for name, frame := range map[string]string{
-		"not UTF-8":    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\xff\"}\n",
-		"unterminated": `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`,
+	for _, c := range []struct{ name, frame, reason string }{
+		{"not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\xff\"}\n", "frame_not_utf8"},
+		{"unterminated", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, "frame_unterminated"},
+		{"over-long", pad(1, 65537), "frame_too_long"},
 	} {
-		t.Run(name, func(t *testing.T) {
-			r := startRaw(t, nil, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
-			r.send(t, frame)
+		t.Run(c.name, func(t *testing.T) {
+			r := startRaw(t, nil, "--workspace", "ws0", fixtureWS(t), "--observability", "json")
+			r.send(t, c.frame)
 			r.in.Close()
 			if m := r.recv(t); errCode(m) != -32600 {
 				t.Fatalf("%v", m)
@@ -611,7 +614,22 @@ func TestBadFramesEndTheSession(t *testing.T) {
 			if err := r.cmd.Wait(); err != nil {
 				t.Fatalf("exit %v", err)
 			}
+			want := `{"event":"server_started","outcome":"known","schema":"vivary.mcp-observability/v0","sequence":1}` + "\n" +
+				`{"event":"frame_refused","outcome":"refused","reason":"` + c.reason + `","schema":"vivary.mcp-observability/v0","sequence":2}` + "\n" +
+				`{"event":"server_stopped","outcome":"known","schema":"vivary.mcp-observability/v0","sequence":3}` + "\n"
+			if r.stderr.String() != want {
+				t.Fatalf("diagnostics:\n%s\nwant:\n%s", r.stderr, want)
+			}
 		})
+	}
+	// errors mode writes the refusal too.
+	r := startRaw(t, nil, "--workspace", "ws0", fixtureWS(t))
+	r.send(t, pad(1, 65537))
+	r.in.Close()
+	r.recv(t)
+	r.cmd.Wait()
+	if got := r.stderr.String(); got != "vivary-mcp event=frame_refused sequence=1 outcome=refused reason=frame_too_long\n" {
+		t.Fatalf("errors mode: %q", got)
 	}
 }
 
@@ -661,30 +679,40 @@ func TestStartupRefusals(t *testing.T) {
 	for i := 0; i < 17; i++ {
 		many = append(many, "--workspace", fmt.Sprintf("w%d", i), fixtureWS(t))
 	}
-	for name, args := range map[string][]string{
-		"no workspace":    {},
-		"one value":       {"--workspace", "a"},
-		"bad choice":      {"--workspace", "a", root, "--observability", "loud"},
-		"unknown flag":    {"--workspace", "a", root, "--root", "/"},
-		"bad alias":       {"--workspace", "-a", root},
-		"alias newline":   {"--workspace", "a\n", root},
-		"alias too long":  {"--workspace", strings.Repeat("a", 65), root},
-		"missing root":    {"--workspace", "a", root + "/nope"},
-		"file root":       {"--workspace", "a", filepath.Join(root, "STATE.md")},
-		"duplicate alias": {"--workspace", "a", root, "--workspace", "a", fixtureWS(t)},
-		"same dir twice":  {"--workspace", "a", root, "--workspace", "b", link},
-		"seventeen":       many,
+	// Every refusal says which argument was wrong and what to pass, and
+	// repeats neither the path nor the alias.
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no workspace", []string{}, "required: --workspace; pass --workspace ALIAS PATH"},
+		{"one value", []string{"--workspace", "a"}, "expected 2 arguments; pass --workspace ALIAS PATH"},
+		{"bad choice", []string{"--workspace", "a", root, "--observability", "loud"}, "invalid choice (choose from 'off', 'errors', 'json')"},
+		{"unknown flag", []string{"--workspace", "a", root, "--root", "/"}, "unrecognized arguments: --root; vivary-mcp takes --workspace ALIAS PATH"},
+		{"stray path", []string{"--workspace", "a", root, root}, "unrecognized arguments: argument 4; vivary-mcp takes"},
+		{"bad alias", []string{"--workspace", "-a", root}, "the alias of --workspace 1 is not valid; an alias is 1-64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit"},
+		{"alias newline", []string{"--workspace", "a\n", root}, "the alias of --workspace 1 is not valid"},
+		{"alias too long", []string{"--workspace", strings.Repeat("a", 65), root}, "the alias of --workspace 1 is not valid"},
+		{"missing root", []string{"--workspace", "a", root + "/nope"}, "the path of --workspace 1 is refused: workspace directory does not exist; check the path"},
+		{"file root", []string{"--workspace", "a", filepath.Join(root, "STATE.md")}, "the path of --workspace 1 is refused: workspace path is not a directory"},
+		{"duplicate alias", []string{"--workspace", "a", root, "--workspace", "a", fixtureWS(t)}, "--workspace 2 repeats the alias of --workspace 1"},
+		{"same dir twice", []string{"--workspace", "a", root, "--workspace", "b", link}, "--workspace 2 names the same directory as --workspace 1"},
+		{"seventeen", many, "17 workspaces given; bind one to 16"},
 	} {
-		cmd := exec.Command(bin, args...)
+		cmd := exec.Command(bin, c.args...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
-			t.Errorf("%s: %v", name, err)
+			t.Errorf("%s: %v", c.name, err)
 		}
 		if !strings.HasPrefix(stderr.String(), "usage: vivary-mcp") || strings.Contains(stderr.String(), root) || stdout.Len() != 0 {
-			t.Errorf("%s: stderr %q stdout %q", name, stderr.String(), stdout.String())
+			t.Errorf("%s: stderr %q stdout %q", c.name, stderr.String(), stdout.String())
+		}
+		if !strings.Contains(stderr.String(), "vivary-mcp: error: ") || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%s: stderr %q, want it to say %q", c.name, stderr.String(), c.want)
 		}
 	}
 	// A link to a directory binds its target.

@@ -2,11 +2,16 @@ package adapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"regexp"
 	"syscall"
+
+	"github.com/vivary-dev/vivary-go/reason"
 )
 
 const usage = "usage: vivary-mcp [-h] [--version] --workspace ALIAS PATH [--workspace ALIAS PATH ...] [--observability {off,errors,json}]\n"
@@ -26,6 +31,8 @@ options:
   --observability {off,errors,json}
                         diagnostics on standard error (default: errors)
 `
+
+var flagLike = regexp.MustCompile(`^--?[a-z][a-z-]{0,31}$`)
 
 // testHooks, set only in test builds, adjusts options from the environment.
 var testHooks func(*Options)
@@ -49,13 +56,13 @@ func parseArgs(argv []string) (*parsed, error) {
 			p.version = true
 		case "--workspace":
 			if i+2 >= len(argv) {
-				return nil, fmt.Errorf("argument --workspace: expected 2 arguments")
+				return nil, fmt.Errorf("argument --workspace: expected 2 arguments; pass --workspace ALIAS PATH")
 			}
 			p.rows = append(p.rows, row{argv[i+1], argv[i+2]})
 			i += 2
 		case "--observability":
 			if i+1 >= len(argv) {
-				return nil, fmt.Errorf("argument --observability: expected one argument")
+				return nil, fmt.Errorf("argument --observability: expected one argument (off, errors or json)")
 			}
 			v := argv[i+1]
 			if v != ObserveOff && v != ObserveErrors && v != ObserveJSON {
@@ -64,49 +71,80 @@ func parseArgs(argv []string) (*parsed, error) {
 			p.observe = v
 			i++
 		default:
-			return nil, fmt.Errorf("unrecognized arguments")
+			what := fmt.Sprintf("argument %d", i+1)
+			if flagLike.MatchString(a) {
+				what = a // a mistyped flag, never a path or other input
+			}
+			return nil, fmt.Errorf("unrecognized arguments: %s; vivary-mcp takes --workspace ALIAS PATH (repeatable), "+
+				"--observability off|errors|json, --version and --help", what)
 		}
 	}
 	if !p.help && !p.version && len(p.rows) == 0 {
-		return nil, fmt.Errorf("the following arguments are required: --workspace")
+		return nil, fmt.Errorf("the following arguments are required: --workspace; pass --workspace ALIAS PATH for each workspace")
 	}
 	return p, nil
 }
 
-// errContract is every startup refusal; the detail is never shown.
-var errContract = fmt.Errorf("workspace or producer contract unavailable")
+// errContract is the reference's one startup refusal. It stays the first
+// words of every startup error; what follows says which argument was wrong
+// and what to pass instead, without repeating the alias or the path.
+var errContract = errors.New("workspace or producer contract unavailable")
+
+func refused(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errContract}, a...)...)
+}
+
+const aliasGrammar = "an alias is 1-64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit"
 
 // bindAll validates and anchors every row, or closes what it opened.
 func bindAll(rows []row) ([]*Binding, error) {
 	if len(rows) < 1 || len(rows) > MaxWorkspaces {
-		return nil, errContract
+		return nil, refused("%d workspaces given; bind one to %d", len(rows), MaxWorkspaces)
 	}
 	var out []*Binding
-	fail := func() ([]*Binding, error) {
+	fail := func(err error) ([]*Binding, error) {
 		for _, b := range out {
 			b.Reader.Workspace().Close()
 		}
-		return nil, errContract
+		return nil, err
 	}
-	aliases := map[string]bool{}
-	ids := map[[2]uint64]bool{}
-	for _, r := range rows {
-		if !ValidAlias(r.alias) || aliases[r.alias] {
-			return fail()
+	aliases := map[string]int{}
+	ids := map[[2]uint64]int{}
+	for i, r := range rows {
+		n := i + 1
+		if !ValidAlias(r.alias) {
+			return fail(refused("the alias of --workspace %d is not valid; %s", n, aliasGrammar))
+		}
+		if first, dup := aliases[r.alias]; dup {
+			return fail(refused("--workspace %d repeats the alias of --workspace %d; give each workspace its own alias", n, first))
 		}
 		b, err := Bind(r.alias, r.path)
 		if err != nil {
-			return fail()
+			return fail(refused("the path of --workspace %d is refused: %s", n, bindProblem(err)))
 		}
 		dev, ino := b.Reader.Workspace().Identity()
-		if ids[[2]uint64{dev, ino}] {
+		if first, dup := ids[[2]uint64{dev, ino}]; dup {
 			b.Reader.Workspace().Close()
-			return fail()
+			return fail(refused("--workspace %d names the same directory as --workspace %d; bind each directory once", n, first))
 		}
-		aliases[r.alias], ids[[2]uint64{dev, ino}] = true, true
+		aliases[r.alias], ids[[2]uint64{dev, ino}] = n, n
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+// bindProblem is the reason a path could not be bound, never the path.
+func bindProblem(err error) string {
+	var re *reason.Error
+	switch {
+	case errors.As(err, &re) && re.Msg != "":
+		return re.Msg
+	case errors.Is(err, fs.ErrNotExist):
+		return "workspace directory does not exist; check the path"
+	case errors.Is(err, fs.ErrPermission):
+		return "workspace directory cannot be reached (permission denied); give your user search permission on the folders of the path"
+	}
+	return "workspace path cannot be resolved; pass an existing directory"
 }
 
 // Main runs vivary-mcp with the process's standard streams and returns the
@@ -129,7 +167,7 @@ func Main(argv []string) int {
 	bindings, err := bindAll(p.rows)
 	if err != nil {
 		fmt.Fprint(os.Stderr, usage)
-		fmt.Fprintf(os.Stderr, "vivary-mcp: error: %s\n", errContract)
+		fmt.Fprintf(os.Stderr, "vivary-mcp: error: %s\n", err)
 		return 2
 	}
 	defer func() {
@@ -140,7 +178,7 @@ func Main(argv []string) int {
 	in, out, restore, err := claimStdio()
 	if err != nil {
 		fmt.Fprint(os.Stderr, usage)
-		fmt.Fprintf(os.Stderr, "vivary-mcp: error: %s\n", errContract)
+		fmt.Fprintf(os.Stderr, "vivary-mcp: error: %s\n", refused("standard input and output could not be claimed"))
 		return 2
 	}
 	defer restore()
@@ -161,7 +199,7 @@ func Serve(ctx context.Context, bindings []*Binding, opts Options, in io.Reader,
 	s := NewServer(bindings, opts)
 	s.diag.Emit(Diag{Event: "server_started", Outcome: "known", ElapsedMS: -1, InputBytes: -1, OutputBytes: -1})
 	defer s.diag.Emit(Diag{Event: "server_stopped", Outcome: "known", ElapsedMS: -1, InputBytes: -1, OutputBytes: -1})
-	return s.MCPServer().Run(ctx, &stdioTransport{in: in, out: out, drain: EOFDrain})
+	return s.MCPServer().Run(ctx, &stdioTransport{in: in, out: out, drain: EOFDrain, diag: s.diag})
 }
 
 // claimStdio moves the protocol onto private duplicates of fd 0 and fd 1

@@ -57,15 +57,17 @@ func TestFrameReaderBoundaries(t *testing.T) {
 		t.Fatalf("end: %v", err)
 	}
 	f = NewFrameReader(strings.NewReader(over + "{}\n"))
-	if _, err := f.Next(); !errors.Is(err, ErrFrame) {
-		t.Fatalf("over: %v", err)
+	if _, err := f.Next(); !errors.Is(err, ErrFrame) || f.Why() != "frame_too_long" {
+		t.Fatalf("over: %v %s", err, f.Why())
 	}
 	if _, err := f.Next(); !errors.Is(err, ErrFrame) {
 		t.Fatal("the reader went on after a refused frame")
 	}
-	for _, in := range []string{"{}", "{\"a\":\"\xff\"}\n"} {
-		if _, err := NewFrameReader(strings.NewReader(in)).Next(); !errors.Is(err, ErrFrame) {
-			t.Fatalf("%q: %v", in, err)
+	for in, why := range map[string]string{"{}": "frame_unterminated", "{\"a\":\"\xff\"}\n": "frame_not_utf8",
+		strings.Repeat("x", 70000): "frame_too_long"} {
+		f := NewFrameReader(strings.NewReader(in))
+		if _, err := f.Next(); !errors.Is(err, ErrFrame) || f.Why() != why {
+			t.Fatalf("%.20q: %v %s, want %s", in, err, f.Why(), why)
 		}
 	}
 }
