@@ -48,7 +48,7 @@ func finding(path string, line int, code, detail string) Finding {
 	}
 	if detail != "" {
 		full := TrimText(msg+": "+detail, maxMessageChars)
-		if guard.OutputSafe(full, maxMessageChars, guard.Firewall) {
+		if guard.OutputSafe(full, maxMessageChars) {
 			msg = full
 		}
 	}
@@ -60,7 +60,7 @@ func finding(path string, line int, code, detail string) Finding {
 
 // fieldName is key when it can be shown, else "".
 func fieldName(key string) string {
-	if guard.OutputSafe(key, limits.MaxFieldChars, guard.Firewall) {
+	if guard.OutputSafe(key, limits.MaxFieldChars) {
 		return key
 	}
 	return ""

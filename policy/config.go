@@ -95,7 +95,7 @@ func ParseTOML(data []byte) (map[string]any, error) {
 			// The parser's own words only when they are safe to show:
 			// they can quote the file.
 			msg := fmt.Sprintf("not valid TOML at line %d", line)
-			if detail := strings.TrimSpace(pe.Message); guard.OutputSafe(detail, 200, guard.Firewall) {
+			if detail := strings.TrimSpace(pe.Message); guard.OutputSafe(detail, 200) {
 				msg += ": " + detail
 			}
 			return nil, &ConfigError{Msg: msg, Line: line}

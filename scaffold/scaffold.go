@@ -1,7 +1,8 @@
 // Package scaffold owns the exact five files of a thin-v0.3 greenfield
-// workspace. The .gitignore is policy.GitignoreBlock itself, so what init
-// writes and what the privacy policy accepts can never drift apart. This
-// package only renders bytes; writing them is create-vivary's job.
+// workspace, the generated agent adapters, and the variants adopt writes.
+// The .gitignore is policy.GitignoreBlock itself, so what init writes and
+// what the privacy policy accepts can never drift apart. This package only
+// renders bytes; packages greenfield and adopt write them.
 package scaffold
 
 import (
@@ -32,15 +33,34 @@ func ProjectName(target string) string {
 	return b
 }
 
-// Files are the five files in the order init creates them.
-func Files(project, preset string) []File {
-	return []File{
+// Files are the five files, then one per adapter (sorted, as CheckAdapters
+// returns them), in the order init creates them.
+func Files(project, preset string, adapters ...string) []File {
+	files := []File{
 		{".gitignore", policy.GitignoreBlock},
 		{".vivary/context.md", context(project, preset)},
-		{".vivary/workspace.toml", strings.ReplaceAll(workspaceTOML, "<preset>", preset)},
+		{".vivary/workspace.toml", WorkspaceTOML(preset, adapters)},
 		{"AGENTS.md", agents},
 		{"STATE.md", State},
 	}
+	for _, a := range adapters {
+		files = append(files, Adapter(a))
+	}
+	return files
+}
+
+// WorkspaceTOML is init's .vivary/workspace.toml.
+func WorkspaceTOML(preset string, adapters []string) string {
+	return strings.NewReplacer("<preset>", preset, "adapters = []", "adapters = "+tomlList(adapters)).Replace(workspaceTOML)
+}
+
+// tomlList writes names as a TOML array of basic strings (they are plain
+// ASCII words).
+func tomlList(names []string) string {
+	if len(names) == 0 {
+		return "[]"
+	}
+	return `["` + strings.Join(names, `", "`) + `"]`
 }
 
 // State is STATE.md, byte for byte.

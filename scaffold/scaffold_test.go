@@ -57,3 +57,47 @@ func TestExampleWorkspaceIsAScaffold(t *testing.T) {
 		}
 	}
 }
+
+// Each adapter is one small generated file with the version header, listed
+// in workspace.toml; the config with adapters is a valid thin config.
+func TestAdapters(t *testing.T) {
+	files := scaffold.Files("proj", "coding", "agents", "claude")
+	if len(files) != 7 || files[5].Path != ".agents/skills/vivary/SKILL.md" || files[6].Path != ".claude/skills/vivary/SKILL.md" {
+		t.Fatalf("files %v", files)
+	}
+	for _, f := range files[5:] {
+		if len(f.Content) > scaffold.AdapterMaxBytes {
+			t.Errorf("%s is %d bytes, over %d", f.Path, len(f.Content), scaffold.AdapterMaxBytes)
+		}
+		if !strings.HasPrefix(f.Content, "<!-- generated-by: create-vivary "+scaffold.GeneratorVersion+" -->\n---\nname: vivary\n") {
+			t.Errorf("%s starts %q", f.Path, f.Content[:60])
+		}
+		for _, tool := range []string{"vivary_find", "vivary_query", "vivary_check", "vivary_capsule", "create-vivary record", "--apply"} {
+			if !strings.Contains(f.Content, tool) {
+				t.Errorf("%s does not mention %s", f.Path, tool)
+			}
+		}
+		if guard.Credential(f.Content) || guard.MachinePath(f.Content) {
+			t.Errorf("%s holds text the firewall would refuse", f.Path)
+		}
+	}
+	toml := files[2].Content
+	if !strings.Contains(toml, "\nadapters = [\"agents\", \"claude\"]\n") {
+		t.Fatal("workspace.toml does not list the adapters")
+	}
+	raw, err := policy.ParseTOML([]byte(toml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := policy.Compose([]map[string]any{raw}, true); err != nil {
+		t.Fatalf("the config with adapters is invalid: %v", err)
+	}
+	for _, bad := range [][]string{{"cursor"}, {"agents", "agents"}} {
+		if _, err := scaffold.CheckAdapters(bad); err == nil {
+			t.Errorf("CheckAdapters(%v) accepted", bad)
+		}
+	}
+	if got, err := scaffold.CheckAdapters([]string{"claude", "agents"}); err != nil || strings.Join(got, ",") != "agents,claude" {
+		t.Errorf("CheckAdapters = %v, %v", got, err)
+	}
+}

@@ -1,6 +1,8 @@
-// Package cli holds the shell front ends of the read producers. Commands
-// parse flags, bind the workspace, call one producer and map its result or
-// typed refusal to output and an exit code. They never write to the workspace.
+// Package cli holds the shell front ends of vivary and create-vivary.
+// Commands parse flags, call one library (a read producer, doctor, or one of
+// the writers: greenfield for init, record) and map its result or refusal to
+// output and an exit code. This package never writes to a workspace itself;
+// every write lives in those libraries.
 package cli
 
 import (

@@ -1,17 +1,15 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/vivary-dev/vivary-go/doctor"
+	"github.com/vivary-dev/vivary-go/greenfield"
 	"github.com/vivary-dev/vivary-go/record"
 	"github.com/vivary-dev/vivary-go/scaffold"
 )
@@ -19,7 +17,7 @@ import (
 const createHelp = `create-vivary scaffolds and maintains a thin-v0.3 Vivary workspace.
 
 Usage:
-  create-vivary init DIR [--preset P] [--dry-run] [--json]
+  create-vivary init DIR [--preset P] [--adapter agents|claude]... [--dry-run] [--json]
   create-vivary doctor [--workspace DIR] [--json]
   create-vivary record --workspace DIR --path FOLDER/SLUG.md --source FILE --capsule FILE [--apply HASH] [--json]
 
@@ -63,23 +61,30 @@ func usage(prog string, err error, stderr io.Writer) int {
 	return ExitUsage
 }
 
-const initHelp = `Usage: create-vivary init DIR [--preset P] [--dry-run] [--json]
+const initHelp = `Usage: create-vivary init DIR [--preset P] [--adapter agents|claude]... [--dry-run] [--json]
 
 Creates the five files of a thin-v0.3 workspace in DIR (new or empty):
-.gitignore, .vivary/context.md, .vivary/workspace.toml, AGENTS.md, STATE.md.
-No templates, module packs or records. Re-running on exactly that scaffold is
-a no-op. Doctor runs after writing; on any failure the files are removed.
+.gitignore, .vivary/context.md, .vivary/workspace.toml, AGENTS.md, STATE.md,
+and one generated skill file per adapter. DIR and any missing folders above
+it are made. No templates, module packs or records. Re-running on exactly
+that scaffold is a no-op; after a killed init it writes what is missing.
+Doctor runs after writing; on any failure everything init made is removed.
+To bring an existing folder under Vivary, use create-vivary adopt.
 
 Flags:
-  --preset P   coding (default), second-brain, knowledge-work or writing
-  --dry-run    list the files without writing
-  --json       print the result as JSON
+  --preset P          coding (default), second-brain, knowledge-work or writing
+  --adapter A         agents (.agents/skills/vivary/SKILL.md) or claude
+                      (.claude/skills/vivary/SKILL.md); repeatable
+  --dry-run           list the files without writing
+  --json              print the result as JSON
 `
 
 func runInit(args []string, stdout, stderr io.Writer) int {
 	const prog = "create-vivary init"
 	fs := newFlags("init", initHelp, stderr)
 	preset := fs.String("preset", scaffold.DefaultPreset, "")
+	var adapters multi
+	fs.Var(&adapters, "adapter", "")
 	dry := fs.Bool("dry-run", false, "")
 	asJSON := fs.Bool("json", false, "")
 	pos, done, err := parse(fs, args, initHelp, stdout)
@@ -95,161 +100,49 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	if !slices.Contains(scaffold.Presets, *preset) {
 		return usage(prog, fmt.Errorf("unknown preset; choose one of %s", strings.Join(scaffold.Presets, ", ")), stderr)
 	}
-	target, err := filepath.Abs(pos[0])
-	if err != nil {
+	if _, err := scaffold.CheckAdapters(adapters); err != nil {
 		return usage(prog, err, stderr)
 	}
-	files := scaffold.Files(scaffold.ProjectName(target), *preset)
-	var paths []string
-	for _, f := range files {
-		paths = append(paths, f.Path)
-	}
-	state, err := scaffoldState(target, files)
+	ctx, cancel := signalContext()
+	defer cancel()
+	res, err := greenfield.Init(ctx, pos[0], greenfield.Options{Preset: *preset, Adapters: adapters, DryRun: *dry})
 	if err != nil {
 		return refuse(prog, err, *asJSON, stdout, stderr)
 	}
-	// The reference's keys that apply here (no adapters are offered, and
-	// storage is always plain files), then the paths and what was done.
-	result := map[string]any{"ok": true, "root": target, "contract": "thin-v0.3", "preset": *preset, "adapters": []string{},
-		"storage": "file", "files": len(files), "dry_run": *dry, "paths": paths, "created": false}
-	switch {
-	case state == "scaffold":
-		result["already_initialized"] = true
-		if *asJSON {
-			_ = writeJSON(stdout, result)
-		} else {
-			fmt.Fprintln(stdout, "create-vivary init: already initialized with exactly the thin-v0.3 scaffold; nothing to do")
+	created := !*dry && !res.AlreadyInitialized
+	if *asJSON {
+		// The reference's keys (storage is always plain files here), then
+		// the paths and what was done.
+		out := map[string]any{"ok": true, "root": res.Root, "contract": "thin-v0.3", "preset": res.Preset, "adapters": res.Adapters,
+			"storage": "file", "files": len(res.Files), "paths": res.Files, "dry_run": *dry, "created": created, "folders_made": res.FoldersMade}
+		if res.AlreadyInitialized {
+			out["already_initialized"] = true
 		}
+		_ = writeJSON(stdout, out)
+		return ExitOK
+	}
+	switch {
+	case res.AlreadyInitialized:
+		fmt.Fprintln(stdout, "create-vivary init: already initialized with exactly the thin-v0.3 scaffold; nothing to do")
 		return ExitOK
 	case *dry:
-		if *asJSON {
-			_ = writeJSON(stdout, result)
-		} else {
-			fmt.Fprintln(stdout, "create-vivary init: would create:")
-			for _, p := range paths {
-				fmt.Fprintln(stdout, "  "+p)
-			}
-		}
-		return ExitOK
+		fmt.Fprintln(stdout, "create-vivary init: would create:")
+	case len(res.Writes) < len(res.Files):
+		fmt.Fprintf(stdout, "create-vivary init: finished an interrupted init; wrote the %d missing of %d files:\n", len(res.Writes), len(res.Files))
+	default:
+		fmt.Fprintf(stdout, "create-vivary init: created a thin-v0.3 workspace with %d files:\n", len(res.Files))
 	}
-	if err := writeScaffold(target, files, state == "absent"); err != nil {
-		return refuse(prog, err, *asJSON, stdout, stderr)
+	for _, p := range res.Writes {
+		fmt.Fprintln(stdout, "  "+p)
 	}
-	result["created"] = true
-	if *asJSON {
-		_ = writeJSON(stdout, result)
-	} else {
-		fmt.Fprintf(stdout, "create-vivary init: created a thin-v0.3 workspace with %d files:\n", len(files))
-		for _, p := range paths {
-			fmt.Fprintln(stdout, "  "+p)
+	if res.FoldersMade > 1 {
+		verb := "made"
+		if *dry {
+			verb = "would make"
 		}
+		fmt.Fprintf(stdout, "%s the target folder and %d missing folder(s) above it\n", verb, res.FoldersMade-1)
 	}
 	return ExitOK
-}
-
-// scaffoldState is "absent", "empty", or "scaffold" (exactly the files);
-// any other content is an error.
-func scaffoldState(target string, files []scaffold.File) (string, error) {
-	st, err := os.Lstat(target)
-	if errors.Is(err, os.ErrNotExist) {
-		return "absent", nil
-	}
-	if err != nil || !st.IsDir() {
-		return "", errors.New("target must be a new or empty directory (it is a file or a link)")
-	}
-	want := map[string]string{}
-	for _, f := range files {
-		want[f.Path] = f.Content
-	}
-	seen := 0
-	nonEmpty := false
-	err = filepath.WalkDir(target, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(target, p)
-		rel = filepath.ToSlash(rel)
-		if rel == "." {
-			return nil
-		}
-		nonEmpty = true
-		if d.IsDir() && rel == ".vivary" {
-			return nil
-		}
-		content, ok := want[rel]
-		if !ok || !d.Type().IsRegular() {
-			return errNotScaffold
-		}
-		b, err := os.ReadFile(p)
-		if err != nil || string(b) != content {
-			return errNotScaffold
-		}
-		seen++
-		return nil
-	})
-	switch {
-	case !nonEmpty:
-		return "empty", nil
-	case err == nil && seen == len(files):
-		return "scaffold", nil
-	}
-	return "", errors.New("target is not empty; init only creates a new workspace (existing workspaces need no init)")
-}
-
-var errNotScaffold = errors.New("not the scaffold")
-
-// writeScaffold creates the files with no-replace, no-follow semantics; on
-// any failure, or a failing Doctor, everything it created is removed.
-func writeScaffold(target string, files []scaffold.File, createRoot bool) (err error) {
-	var made []string // files and directories, in creation order
-	defer func() {
-		if err != nil {
-			for i := len(made) - 1; i >= 0; i-- {
-				os.Remove(made[i])
-			}
-		}
-	}()
-	if createRoot {
-		parent := filepath.Dir(target)
-		if st, perr := os.Stat(parent); perr != nil || !st.IsDir() {
-			return errors.New("init failed: the parent directory of the target does not exist")
-		}
-		if err := os.Mkdir(target, 0o755); err != nil {
-			return fmt.Errorf("init failed: %v", errors.Unwrap(err))
-		}
-		made = append(made, target)
-	}
-	for _, f := range files {
-		p := filepath.Join(target, filepath.FromSlash(f.Path))
-		if dir := filepath.Dir(p); dir != target {
-			if _, serr := os.Lstat(dir); errors.Is(serr, os.ErrNotExist) {
-				if err := os.Mkdir(dir, 0o755); err != nil {
-					return fmt.Errorf("init failed and rolled back: %v", errors.Unwrap(err))
-				}
-				made = append(made, dir)
-			}
-		}
-		fh, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o644)
-		if err != nil {
-			return fmt.Errorf("init failed and rolled back: %v", errors.Unwrap(err))
-		}
-		made = append(made, p)
-		_, werr := fh.WriteString(f.Content)
-		serr := fh.Sync()
-		cerr := fh.Close()
-		if werr != nil || serr != nil || cerr != nil {
-			return errors.New("init failed and rolled back: a file could not be written")
-		}
-	}
-	rep, err := doctor.Run(context.Background(), target)
-	if err != nil || !rep.OK {
-		msg := "doctor could not run"
-		if rep != nil {
-			msg = strings.Join(rep.Errors, "; ")
-		}
-		return fmt.Errorf("Doctor failed after init and the files were removed: %s", msg)
-	}
-	return nil
 }
 
 const doctorHelp = `Usage: create-vivary doctor [--workspace DIR] [--json]

@@ -91,13 +91,14 @@ func (d *Dir) drop(name string, info workspace.Info) {
 
 // staged writes data to a fresh temp file in d.
 func (d *Dir) staged(data []byte, perm uint32) (string, workspace.Info, error) {
-	tmp, fd, info, err := d.temp(perm)
+	tmp, fd, made, err := d.temp(perm)
 	if err != nil {
-		return "", info, err
+		return "", made, err
 	}
-	if info, err = d.fill(tmp, fd, data); err != nil {
-		d.drop(tmp, info)
-		return "", info, err
+	info, err := d.fill(tmp, fd, data)
+	if err != nil {
+		d.drop(tmp, made)
+		return "", made, err
 	}
 	return tmp, info, nil
 }
@@ -163,6 +164,11 @@ func (d *Dir) Replace(name string, data []byte, maxOld int64, want func(old []by
 			return info, ErrChanged
 		}
 		if err := d.Remove(tmp, oldInfo); err != nil {
+			// Keep the outcome whole: the original goes back in place.
+			if xerr := exchangeAt(d.fd, tmp, name); xerr != nil {
+				return info, fmt.Errorf("%w, and swapping the original back failed (%v): its bytes are in a %s file beside it", err, xerr, TempSuffix)
+			}
+			d.drop(tmp, info)
 			return info, err
 		}
 	case errors.Is(err, errNoExchange):

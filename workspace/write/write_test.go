@@ -300,3 +300,46 @@ func TestTempNames(t *testing.T) {
 		t.Fatal("content")
 	}
 }
+
+// A fault at any step of a Create or Replace leaves the folder as it was:
+// no temp file, the original bytes.
+func TestAFaultLeavesNoTemp(t *testing.T) {
+	defer func() { Hook = nil }()
+	for _, action := range []string{"create", "replace"} {
+		for _, step := range []Step{StepCreate, StepWrite, StepSync, StepRename, StepUnlink} {
+			if action == "create" && step == StepUnlink {
+				continue
+			}
+			t.Run(action+"/"+string(step), func(t *testing.T) {
+				root := t.TempDir()
+				os.WriteFile(filepath.Join(root, "old.md"), []byte("old\n"), 0o644)
+				r := bind(t, root)
+				d, _ := r.Dir("")
+				hit := false
+				Hook = func(s Step, rel string) error {
+					if s == step {
+						hit = true
+						return errors.New("injected")
+					}
+					return nil
+				}
+				var err error
+				if action == "create" {
+					_, err = d.Create("new.md", []byte("new\n"))
+				} else {
+					_, err = d.Replace("old.md", []byte("new\n"), 1<<10, func(old []byte) bool { return string(old) == "old\n" })
+				}
+				Hook = nil
+				if !hit || err == nil {
+					t.Fatalf("the fault at %s did not fail the %s: %v", step, action, err)
+				}
+				if got := names(t, root); !slices.Equal(got, []string{"old.md"}) {
+					t.Fatalf("left %v", got)
+				}
+				if action == "replace" && read(t, filepath.Join(root, "old.md")) != "old\n" {
+					t.Fatal("the original bytes changed")
+				}
+			})
+		}
+	}
+}
