@@ -73,6 +73,12 @@ func gitFailed(err error, msg string) error {
 // safe relative paths naming regular single-link files reached without links;
 // any other candidate refuses the whole call with path_refused.
 func Admit(ctx context.Context, ws *workspace.Workspace, candidates []string, opt Options) (*Admission, error) {
+	return admit(ctx, ws, nil, candidates, opt)
+}
+
+// admit is Admit with the ignorer a session already detected, or a fresh
+// one when ig is nil.
+func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates []string, opt Options) (*Admission, error) {
 	cands := uniqueSorted(candidates)
 	for _, c := range cands {
 		if !guard.SafeRelPath(c, 4096) {
@@ -104,7 +110,12 @@ func Admit(ctx context.Context, ws *workspace.Workspace, candidates []string, op
 		}
 		rest = append(rest, c)
 	}
-	ig, err := newIgnorer(ctx, ws, opt.IgnoreFiles)
+	var err error
+	if ig == nil {
+		ig, err = newIgnorer(ctx, ws, opt.IgnoreFiles)
+	} else {
+		err = ig.addIgnoreFiles(ws, opt.IgnoreFiles)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -205,19 +216,31 @@ func newIgnorer(ctx context.Context, ws *workspace.Workspace, ignoreFiles []stri
 		return nil, err
 	}
 	ig := &ignorer{mode: mode, site: site, excludes: excludes}
-	if mode != ModeThin {
-		for _, f := range ignoreFiles {
-			if info, err := ws.Lstat(f); err != nil || info.IsLink() {
-				return nil, unavailable("a .gitignore in the workspace is a link; Git skips linked ignore files, so replace it with a regular file", err)
-			}
-		}
-	}
 	if mode != ModeGit {
-		if ig.blocks, err = readBlocks(ws, mode == ModeThin, ignoreFiles); err != nil {
+		if ig.blocks, err = readBlocks(ws, mode == ModeThin); err != nil {
 			return nil, err
 		}
 	}
+	if err := ig.addIgnoreFiles(ws, ignoreFiles); err != nil {
+		return nil, err
+	}
 	return ig, nil
+}
+
+// addIgnoreFiles takes in the .gitignore entries a walk met: in a worktree
+// a linked one refuses; outside Git each nested one must be a block.
+func (ig *ignorer) addIgnoreFiles(ws *workspace.Workspace, ignoreFiles []string) error {
+	if ig.mode != ModeThin {
+		for _, f := range ignoreFiles {
+			if info, err := ws.Lstat(f); err != nil || info.IsLink() {
+				return unavailable("a .gitignore in the workspace is a link; Git skips linked ignore files, so replace it with a regular file", err)
+			}
+		}
+	}
+	if ig.blocks != nil {
+		return ig.blocks.add(ignoreFiles)
+	}
+	return nil
 }
 
 // ignored maps each of paths the rules keep out to true: in a worktree
@@ -242,7 +265,7 @@ func (ig *ignorer) ignored(ctx context.Context, paths []string) (map[string]bool
 	if ig.mode == ModeThin {
 		return ignored, nil
 	}
-	byGit, err := gitIgnored(ctx, ig.site, forGit, ig.excludes)
+	byGit, err := gitIgnoredBatched(ctx, ig.site, forGit, ig.excludes)
 	if err != nil {
 		return nil, err
 	}

@@ -64,17 +64,23 @@ type blocks struct {
 	looked map[string]bool // folders whose .gitignore was looked up
 }
 
-// readBlocks reads the root block, which must be exact, and every nested
-// .gitignore the walk met (ignoreFiles, root included or not).
-func readBlocks(ws *workspace.Workspace, nested bool, ignoreFiles []string) (*blocks, error) {
+// readBlocks reads the root block, which must be exact. Nested ones are
+// read by add and as paths beneath them are asked about.
+func readBlocks(ws *workspace.Workspace, nested bool) (*blocks, error) {
 	b := &blocks{ws: ws, nested: nested, at: map[string]bool{}, looked: map[string]bool{"": true}}
 	coco, err := b.read(".gitignore", rootBlockMissing)
 	if err != nil {
 		return nil, err
 	}
 	b.at[""] = coco
-	if !nested {
-		return b, nil
+	return b, nil
+}
+
+// add reads every nested .gitignore the walk met (ignoreFiles, root
+// included or not), unless a block above already ignores it.
+func (b *blocks) add(ignoreFiles []string) error {
+	if !b.nested {
+		return nil
 	}
 	// Shallow first, so a block decides whether a deeper file is consulted.
 	files := append([]string(nil), ignoreFiles...)
@@ -87,15 +93,15 @@ func readBlocks(ws *workspace.Workspace, nested bool, ignoreFiles []string) (*bl
 		// A file under an ignored folder is itself ignored.
 		if ignored, err := b.ignored(f); err != nil || ignored {
 			if err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
 		if err := b.look(dir); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return b, nil
+	return nil
 }
 
 // read returns which generated block the .gitignore at rel is, or refuses
@@ -157,6 +163,33 @@ func (b *blocks) ignored(rel string) (bool, error) {
 		rest = rest[i+1:]
 		if b.nested {
 			if err := b.look(dir); err != nil {
+				return false, err
+			}
+		}
+	}
+}
+
+// dirIgnored reports whether a block above the folder dir ignores it as a
+// whole. It reads nested blocks only in folders above dir (which a walk has
+// listed, and so stamped, already), never dir's own.
+func (b *blocks) dirIgnored(dir string) (bool, error) {
+	at, rest := "", dir
+	for {
+		if coco, ok := b.at[at]; ok && thinIgnored(rest+"/", coco) {
+			return true, nil
+		}
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return false, nil
+		}
+		if at == "" {
+			at = rest[:i]
+		} else {
+			at += "/" + rest[:i]
+		}
+		rest = rest[i+1:]
+		if b.nested {
+			if err := b.look(at); err != nil {
 				return false, err
 			}
 		}

@@ -152,9 +152,10 @@ func TestMarkdownOver1MiBIsOmitted(t *testing.T) {
 	}
 }
 
+// An excluded folder is pruned: never entered, counted once.
 func TestOverlayTightens(t *testing.T) {
 	root := fixture(t)
-	testws.Write(t, root, "tropo.toml", "exclude = [\"notes\"]\n")
+	testws.Write(t, root, "tropo.toml", "exclude = [\"notes\", \"decisions/broken.md\"]\n")
 	res, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/internal/testws"
+	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/reason"
 )
 
@@ -55,7 +56,11 @@ func TestCeilingsAtMaxAndOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	en, err := enumerate(bg, ws, true, &collector{rows: map[[2]string]int{}})
+	rules, err := policy.NewSession(bg, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	en, err := enumerate(bg, ws, rules, base.Config.Exclude, true, &collector{rows: map[[2]string]int{}})
 	if err != nil {
 		t.Fatal(err)
 	}

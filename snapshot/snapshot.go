@@ -103,20 +103,34 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 		}
 		cfgCands = append(cfgCands, c)
 	}
-	en, err := enumerate(ctx, ws, thin, col)
-	if err != nil {
-		return nil, err
-	}
 	// The policy inputs are stamped before Git or the thin matcher reads
 	// them, so a change at any later moment shows in a stat after the reads.
-	inputs := append([]stamp(nil), en.stamps...)
 	infos, err := ws.StatMany(policy.Inputs)
 	if err != nil {
 		return nil, err
 	}
+	inputs := make([]stamp, 0, len(policy.Inputs))
 	for i, rel := range policy.Inputs {
 		inputs = append(inputs, stamp{rel, infos[i]})
 	}
+	rules, err := policy.NewSession(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	// The type policy comes first, so its excludes prune the walk; its
+	// files pass the same rules as every other path, here and in the
+	// admission below.
+	snap := &Snapshot{}
+	cfg, budget, err := snap.loadConfig(ctx, ws, rules, cfgCands, thin, col)
+	if err != nil {
+		return nil, err
+	}
+	snap.Config = cfg
+	en, err := enumerate(ctx, ws, rules, cfg.Exclude, thin, col)
+	if err != nil {
+		return nil, err
+	}
+	inputs = append(inputs, en.stamps...)
 	names := make([]string, 0, len(cfgCands)+len(en.markdown))
 	for _, c := range cfgCands {
 		names = append(names, c.rel)
@@ -127,19 +141,19 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 	// Every name was just listed (or, for the policy files, stat'd) as a
 	// regular single-link file, and every read re-checks its file's identity.
 	popts := policy.Options{IgnoreFiles: en.ignoreFiles, Listed: true}
-	adm, err := policy.Admit(ctx, ws, names, popts)
+	adm, err := rules.Admit(ctx, ws, names, popts)
 	if err != nil {
 		return nil, err
+	}
+	snap.Admission = adm
+	for _, c := range snap.configFiles {
+		if !adm.Admits(c.rel) {
+			return nil, policyUnavailable("the privacy policy changed while the workspace was read")
+		}
 	}
 	for _, o := range adm.Omissions {
 		col.add(o.Kind, o.Reason, o.Count)
 	}
-	snap := &Snapshot{Admission: adm}
-	cfg, budget, err := snap.loadConfig(ws, cfgCands, thin, col)
-	if err != nil {
-		return nil, err
-	}
-	snap.Config = cfg
 	rootName := filepath.Base(root)
 	var jobs []candidate
 	var total int64
@@ -214,7 +228,7 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 	snap.Complete = col.complete
 	snap.Omissions = Rows(col.rows)
 	snap.stamps = append(snap.stamps, inputs...)
-	snap.outside = adm.Outside
+	snap.outside = adm.Outside // the session's: its folder answers came from them too
 	snap.racy = col.unstable || racy(snap.stamps, snap.outside, started)
 	if snap.Fingerprint, err = snap.fingerprint(); err != nil {
 		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
@@ -227,8 +241,16 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 
 // loadConfig reads and composes the admitted policy files. It returns the
 // remaining aggregate byte budget.
-func (s *Snapshot) loadConfig(ws *workspace.Workspace, cands []candidate, thin bool, col *collector) (*policy.Config, int64, error) {
+func (s *Snapshot) loadConfig(ctx context.Context, ws *workspace.Workspace, rules *policy.Session, cands []candidate, thin bool, col *collector) (*policy.Config, int64, error) {
 	budget := ceilings.bytes
+	rels := make([]string, len(cands))
+	for i, c := range cands {
+		rels[i] = c.rel
+	}
+	ignored, err := rules.Ignored(ctx, rels)
+	if err != nil {
+		return nil, 0, err
+	}
 	var parsed []map[string]any
 	legacyFail := func(why string) (*policy.Config, int64, error) {
 		col.add("config", why, 1)
@@ -236,7 +258,7 @@ func (s *Snapshot) loadConfig(ws *workspace.Workspace, cands []candidate, thin b
 		return policy.DefaultConfig(), budget, nil
 	}
 	for _, c := range cands {
-		if !s.Admission.Admits(c.rel) {
+		if ignored[c.rel] {
 			if thin {
 				return nil, 0, policyUnavailable("a workspace policy file is ignored or secret-looking")
 			}

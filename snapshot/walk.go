@@ -28,89 +28,155 @@ func isMarkdown(name string) bool {
 	return strings.HasSuffix(l, ".md") || strings.HasSuffix(l, ".markdown")
 }
 
-// enumerate walks the tree depth-first in UTF-16 name order, never through a link.
-func enumerate(ctx context.Context, ws *workspace.Workspace, thin bool, col *collector) (*enumeration, error) {
-	en := &enumeration{}
+// beforeList runs just before a folder is listed; only tests set it.
+var beforeList func(dir string)
+
+// walker is what one walk needs besides the tree: the ignore rules, asked
+// about folders, and the type policy's excludes.
+type walker struct {
+	ctx     context.Context
+	ws      *workspace.Workspace
+	rules   *policy.Session
+	exclude []string // the composed type policy's, default excludes included
+	thin    bool
+	col     *collector
+	en      *enumeration
+}
+
+// enumerate walks the tree one level at a time, never through a link, and
+// never into a folder that is excluded (silently for the default excludes),
+// secret-looking or ignored: the folders of each level go to the ignore
+// rules in one batch before any of them is listed, so nothing beneath a
+// pruned folder is listed, counted or read. Within a folder, entries are
+// taken in UTF-16 name order.
+func enumerate(ctx context.Context, ws *workspace.Workspace, rules *policy.Session, exclude []string, thin bool, col *collector) (*enumeration, error) {
+	w := &walker{ctx: ctx, ws: ws, rules: rules, exclude: exclude, thin: thin, col: col, en: &enumeration{}}
 	if root, err := ws.Lstat("."); err == nil {
-		en.stamps = append(en.stamps, stamp{".", root})
+		w.en.stamps = append(w.en.stamps, stamp{".", root})
 	}
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		if err := cancelled(ctx); err != nil {
-			return err
+	level := []string{""}
+	for len(level) > 0 {
+		var subdirs []candidate
+		for _, dir := range level {
+			found, err := w.list(dir)
+			if err != nil {
+				return nil, err
+			}
+			subdirs = append(subdirs, found...)
 		}
-		entries, err := ws.ReadDir(dir)
-		if err != nil {
-			col.add("filesystem", "directory_unavailable", 1)
-			col.complete, col.unstable = false, true
-			return nil
+		var err error
+		if level, err = w.prune(subdirs); err != nil {
+			return nil, err
 		}
-		sort.Slice(entries, func(i, j int) bool { return guard.Less(entries[i].Name, entries[j].Name) })
-		for _, e := range entries {
-			en.scanned++
-			if en.scanned > ceilings.entries {
-				return tooManyEntries(thin)
-			}
-			rel := e.Name
-			if dir != "" {
-				rel = dir + "/" + e.Name
-			}
-			if !guard.SafeRelPath(rel, 4096) {
-				col.add("filesystem", "unsafe_path", 1)
-				continue
-			}
-			if !e.Exists {
-				col.add("filesystem", "entry_unavailable", 1)
-				col.complete, col.unstable = false, true
-				continue
-			}
-			if e.Name == ".gitignore" {
-				en.ignoreFiles = append(en.ignoreFiles, rel)
-			}
-			if e.IsLink() {
-				col.add("filesystem", "link_or_reparse", 1)
-				continue
-			}
-			if e.IsDir() {
-				if policy.IsExcluded(rel, policy.DefaultExclude) {
-					continue
-				}
-				if policy.SensitiveName(e.Name) {
-					col.add("filesystem", "sensitive_name", 1)
-					continue
-				}
-				en.stamps = append(en.stamps, stamp{rel, e})
-				if err := walk(rel); err != nil {
-					return err
-				}
-				continue
-			}
-			if e.Name == ".gitignore" {
-				en.stamps = append(en.stamps, stamp{rel, e})
-			}
-			if dir == "" && e.Name == policy.OverlayPath {
-				continue
-			}
-			if !e.IsRegular() || !isMarkdown(e.Name) {
-				continue
-			}
-			switch {
-			case policy.SensitiveName(e.Name):
-				col.add("document", "sensitive_name", 1)
-			case e.Nlink != 1:
-				// Stamped: dropping the other link makes it readable.
-				col.add("document", "hard_link_or_nonregular", 1)
-				en.stamps = append(en.stamps, stamp{rel, e})
-			default:
-				// One over the per-file limit is still admitted first (an
-				// ignored one is not named too large), then left out unread.
-				en.markdown = append(en.markdown, candidate{rel, e})
-			}
-		}
-		return nil
 	}
-	if err := walk(""); err != nil {
+	return w.en, nil
+}
+
+// prune asks the ignore rules about a level's folders at once and returns
+// the ones to enter. The privacy decision comes first, as for files: an
+// ignored folder counts as ignored even when the type policy excludes it.
+func (w *walker) prune(dirs []candidate) ([]string, error) {
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	rels := make([]string, len(dirs))
+	for i, d := range dirs {
+		rels[i] = d.rel
+	}
+	ignored, err := w.rules.IgnoredDirs(w.ctx, rels)
+	if err != nil {
 		return nil, err
 	}
-	return en, nil
+	var enter []string
+	for _, d := range dirs {
+		switch {
+		case ignored[d.rel]:
+			w.col.add("privacy_excluded", "git_ignored", 1)
+		case policy.IsExcluded(d.rel, w.exclude):
+			w.col.add("document", "config_excluded", 1)
+		default:
+			w.en.stamps = append(w.en.stamps, stamp{d.rel, d.info})
+			enter = append(enter, d.rel)
+		}
+	}
+	return enter, nil
+}
+
+// list reads one folder: its Markdown candidates and ignore files go to the
+// enumeration, its folders worth asking about are returned.
+func (w *walker) list(dir string) ([]candidate, error) {
+	if err := cancelled(w.ctx); err != nil {
+		return nil, err
+	}
+	en, col := w.en, w.col
+	if beforeList != nil {
+		beforeList(dir)
+	}
+	entries, err := w.ws.ReadDir(dir)
+	if err != nil {
+		col.add("filesystem", "directory_unavailable", 1)
+		col.complete, col.unstable = false, true
+		return nil, nil
+	}
+	sort.Slice(entries, func(i, j int) bool { return guard.Less(entries[i].Name, entries[j].Name) })
+	var subdirs []candidate
+	for _, e := range entries {
+		en.scanned++
+		if en.scanned > ceilings.entries {
+			return nil, tooManyEntries(w.thin)
+		}
+		rel := e.Name
+		if dir != "" {
+			rel = dir + "/" + e.Name
+		}
+		if !guard.SafeRelPath(rel, 4096) {
+			col.add("filesystem", "unsafe_path", 1)
+			continue
+		}
+		if !e.Exists {
+			col.add("filesystem", "entry_unavailable", 1)
+			col.complete, col.unstable = false, true
+			continue
+		}
+		if e.Name == ".gitignore" {
+			en.ignoreFiles = append(en.ignoreFiles, rel)
+		}
+		if e.IsLink() {
+			col.add("filesystem", "link_or_reparse", 1)
+			continue
+		}
+		if e.IsDir() {
+			if policy.IsExcluded(rel, policy.DefaultExclude) {
+				continue
+			}
+			if policy.SensitiveName(e.Name) {
+				col.add("filesystem", "sensitive_name", 1)
+				continue
+			}
+			subdirs = append(subdirs, candidate{rel, e})
+			continue
+		}
+		if e.Name == ".gitignore" {
+			en.stamps = append(en.stamps, stamp{rel, e})
+		}
+		if dir == "" && e.Name == policy.OverlayPath {
+			continue
+		}
+		if !e.IsRegular() || !isMarkdown(e.Name) {
+			continue
+		}
+		switch {
+		case policy.SensitiveName(e.Name):
+			col.add("document", "sensitive_name", 1)
+		case e.Nlink != 1:
+			// Stamped: dropping the other link makes it readable.
+			col.add("document", "hard_link_or_nonregular", 1)
+			en.stamps = append(en.stamps, stamp{rel, e})
+		default:
+			// One over the per-file limit is still admitted first (an
+			// ignored one is not named too large), then left out unread.
+			en.markdown = append(en.markdown, candidate{rel, e})
+		}
+	}
+	return subdirs, nil
 }
