@@ -15,9 +15,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 
 	"github.com/vivary-dev/vivary-go/canon"
+	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/reason"
 )
 
@@ -57,7 +59,7 @@ func parse(fs *flag.FlagSet, args []string, help string, stdout io.Writer) (pos 
 				fmt.Fprint(stdout, help)
 				return nil, true, nil
 			}
-			return nil, false, &usageError{err.Error()}
+			return nil, false, &usageError{flagError(err)}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -66,6 +68,42 @@ func parse(fs *flag.FlagSet, args []string, help string, stdout io.Writer) (pos 
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// flagRanges says what each numeric flag takes.
+var flagRanges = map[string]string{
+	"limit":         fmt.Sprintf("a whole number from 1 to %d", limits.MaxResults),
+	"snippet-chars": fmt.Sprintf("a whole number from 0 to %d", limits.MaxSnippetChars),
+	"budget":        fmt.Sprintf("a whole number from %d to %d", limits.MinFindBudget, limits.MaxFindBudget),
+	"max-claims":    fmt.Sprintf("a whole number from 0 to %d", limits.MaxClaims),
+}
+
+var (
+	badValue   = regexp.MustCompile(`^invalid (?:boolean )?value ".*" for (?:flag )?-([a-z-]+): `)
+	needsValue = regexp.MustCompile(`^flag needs an argument: -([a-z-]+)$`)
+	undefined  = regexp.MustCompile(`^flag provided but not defined: -(-?[a-z][a-z-]{0,31})$`)
+)
+
+// flagError says which flag was wrong and what it takes, never the value
+// given: a command line may hold anything, a secret too.
+func flagError(err error) string {
+	msg := err.Error()
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		if r, ok := flagRanges[m[1]]; ok {
+			return fmt.Sprintf("--%s takes %s", m[1], r)
+		}
+		return fmt.Sprintf("--%s was given a value it does not take", m[1])
+	}
+	if m := needsValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s needs a value", m[1])
+	}
+	if m := undefined.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("unknown flag -%s", m[1])
+	}
+	if strings.HasPrefix(msg, "flag provided but not defined") {
+		return "unknown flag"
+	}
+	return "the flags could not be read"
 }
 
 // signalContext is cancelled by SIGINT/SIGTERM, so a running git child dies too.
