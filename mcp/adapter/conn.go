@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"regexp"
+	"slices"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -76,6 +79,7 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		frames: NewFrameReader(t.in), w: t.out, in: make(chan jsonrpc.Message), done: make(chan struct{}),
 		cancelled: map[jsonrpc.ID]bool{}, pending: map[jsonrpc.ID]bool{}, drained: make(chan struct{}), drain: t.drain,
 		diag: t.diag,
+		ids:  map[jsonrpc.ID]json.RawMessage{}, byKey: map[string]jsonrpc.ID{},
 	}
 	go c.loop()
 	return c, nil
@@ -101,6 +105,18 @@ type frameConn struct {
 	eof       bool
 	drained   chan struct{}
 	closedD   bool
+
+	// ids holds the client's id, byte for byte, of each call in flight
+	// under the id the SDK sees (its decoder reads numbers as float64, so
+	// 2^53+1 or -0 would come back changed); byKey finds a call by the
+	// client's id for notifications/cancelled.
+	ids   map[jsonrpc.ID]json.RawMessage
+	byKey map[string]jsonrpc.ID
+	seq   int64
+	// session is what the loop knows of initialization, to answer with
+	// real codes where the SDK would answer code 0.
+	initSent bool
+	initID   jsonrpc.ID
 }
 
 func (c *frameConn) writeLine(b []byte) error {
@@ -139,12 +155,39 @@ func (c *frameConn) loop() {
 			c.errorLine(jsonrpc.CodeParseError, "parse error")
 			continue
 		}
+		var fields map[string]json.RawMessage
+		rawID, hasID := json.RawMessage(nil), false
+		if json.Unmarshal(line, &fields) == nil {
+			rawID, hasID = fields["id"]
+		}
+		key := ""
+		if hasID {
+			var ok bool
+			if key, ok = idKey(rawID); !ok {
+				c.errorLine(jsonrpc.CodeInvalidRequest, "invalid request: an id is a string or an integer in the signed 64-bit range")
+				continue
+			}
+		}
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err != nil {
 			c.errorLine(jsonrpc.CodeInvalidRequest, "invalid request")
 			continue
 		}
 		if req, ok := msg.(*jsonrpc.Request); ok {
+			if req.IsCall() {
+				if code, text, data := c.session(req); code != 0 {
+					c.answer(rawID, code, text, data)
+					continue
+				}
+				req.ID = c.mapID(rawID, key)
+				if req.Method == "initialize" {
+					c.mu.Lock()
+					c.initID = req.ID
+					c.mu.Unlock()
+				}
+			} else if req.Method == "notifications/cancelled" {
+				req.Params = c.mapCancelled(req.Params)
+			}
 			c.track(req)
 		}
 		select {
@@ -153,6 +196,112 @@ func (c *frameConn) loop() {
 			return
 		}
 	}
+}
+
+// idKey reports whether raw is an id the wire accepts (a string, or an
+// integer literal in the signed 64-bit range) and a key equal for equal ids.
+func idKey(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return "s" + s, true
+	}
+	if !intLiteral.Match(raw) {
+		return "", false
+	}
+	v, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return "", false
+	}
+	return "i" + strconv.FormatInt(v, 10), true
+}
+
+var intLiteral = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)$`)
+
+// mapID records the client's id and returns the one the SDK sees.
+func (c *frameConn) mapID(raw json.RawMessage, key string) jsonrpc.ID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seq++
+	id, _ := jsonrpc.MakeID("vivary-call-" + strconv.FormatInt(c.seq, 10))
+	c.ids[id] = append(json.RawMessage(nil), bytes.TrimSpace(raw)...)
+	c.byKey[key] = id
+	return id
+}
+
+// mapCancelled points a cancellation at the id the SDK knows the call by.
+func (c *frameConn) mapCancelled(params json.RawMessage) json.RawMessage {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil {
+		return params
+	}
+	key, ok := idKey(p["requestId"])
+	if !ok {
+		return params
+	}
+	c.mu.Lock()
+	id, found := c.byKey[key]
+	c.mu.Unlock()
+	if !found {
+		return params
+	}
+	p["requestId"], _ = json.Marshal(id.Raw())
+	b, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	return b
+}
+
+// session answers what the SDK would answer with code 0: a call before
+// initialize (-32600), a second initialize (-32600), and a request naming
+// a protocol version the server does not speak (-32022 with the versions
+// it does). It returns code 0 to pass the call on.
+func (c *frameConn) session(req *jsonrpc.Request) (int64, string, any) {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	modern := false
+	if v, ok := p.Meta[mcp.MetaKeyProtocolVersion]; ok {
+		var version string
+		if json.Unmarshal(v, &version) != nil || !slices.Contains(mcp.SupportedProtocolVersions(), version) {
+			return mcp.CodeUnsupportedProtocolVersion, "unsupported protocol version",
+				map[string]any{"supported": mcp.SupportedProtocolVersions(), "requested": v}
+		}
+		modern = version >= modernProtocol
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case modern:
+		// The SDK takes the first modern request's _meta as the session's
+		// initialization.
+		c.initSent = true
+	case req.Method == "initialize":
+		if c.initSent {
+			return jsonrpc.CodeInvalidRequest, "invalid request: the session is already initialized", nil
+		}
+		c.initSent = true
+	case !c.initSent && req.Method != "ping" && req.Method != "server/discover":
+		return jsonrpc.CodeInvalidRequest, "invalid request: send initialize first", nil
+	}
+	return 0, "", nil
+}
+
+const modernProtocol = "2026-07-28"
+
+// answer writes an error response that echoes the client's id as sent.
+func (c *frameConn) answer(rawID json.RawMessage, code int64, msg string, data any) {
+	e := map[string]any{"code": code, "message": msg}
+	if data != nil {
+		e["data"] = data
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(bytes.TrimSpace(rawID)), "error": e})
+	_ = c.writeLine(b)
 }
 
 func (c *frameConn) track(req *jsonrpc.Request) {
@@ -225,12 +374,47 @@ func (c *frameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *frameConn) Write(ctx context.Context, m jsonrpc.Message) error {
-	if r, ok := m.(*jsonrpc.Response); ok && c.answered(r.ID) {
+	r, ok := m.(*jsonrpc.Response)
+	if !ok {
+		b, err := jsonrpc.EncodeMessage(m)
+		if err != nil {
+			return err
+		}
+		return c.writeLine(b)
+	}
+	drop := c.answered(r.ID)
+	c.mu.Lock()
+	raw, mapped := c.ids[r.ID]
+	delete(c.ids, r.ID)
+	if r.Error != nil && r.ID == c.initID && c.initSent && r.ID.IsValid() {
+		// A failed initialize leaves the session uninitialized.
+		c.initSent = false
+	}
+	c.mu.Unlock()
+	if drop {
 		return nil
 	}
-	b, err := jsonrpc.EncodeMessage(m)
+	if r.Error != nil {
+		var we *jsonrpc.Error
+		if !errors.As(r.Error, &we) || we.Code == 0 {
+			// Every error has a real code; the SDK's plain errors are internal.
+			r = &jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: r.Error.Error()}}
+		}
+	}
+	b, err := jsonrpc.EncodeMessage(r)
 	if err != nil {
 		return err
+	}
+	if mapped {
+		// The id goes back as the client wrote it.
+		var wire map[string]json.RawMessage
+		if err := json.Unmarshal(b, &wire); err != nil {
+			return err
+		}
+		wire["id"] = raw
+		if b, err = json.Marshal(wire); err != nil {
+			return err
+		}
 	}
 	return c.writeLine(b)
 }

@@ -462,6 +462,9 @@ func TestResponseLimitAndFirewall(t *testing.T) {
 		if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "producer_unavailable" {
 			t.Errorf("forbidden key %s: %s", key, got)
 		}
+		if !eventually(func() bool { return strings.Contains(s.stderr.String(), `"reason":"result_firewall"`) }) {
+			t.Errorf("forbidden key %s: the firewall's refusal is not named in the diagnostics:\n%s", key, s.stderr)
+		}
 	}
 }
 
@@ -825,4 +828,15 @@ func TestSoakOneSession(t *testing.T) {
 	if len(q.Results) != 6 {
 		t.Fatalf("the session missed notes written during it: %d results", len(q.Results))
 	}
+}
+
+// eventually waits up to five seconds for cond: stderr is copied from the
+// child by another goroutine, a little after the answer arrives.
+func eventually(cond func() bool) bool {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
 }

@@ -26,6 +26,8 @@ type Envelope struct {
 	Reason    *string    `json:"reason"`
 	Result    any        `json:"result"` // a generic JSON tree, or nil
 	Omissions []Omission `json:"omissions"`
+	// firewall marks a refusal by the result firewall (never serialised).
+	firewall bool
 }
 
 // Omission is one envelope omission row.

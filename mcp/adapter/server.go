@@ -223,6 +223,9 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 		d := Diag{Event: "tool_completed", Tool: tool, Outcome: "known", ElapsedMS: elapsedMS(start), InputBytes: in, OutputBytes: outBytes}
 		if final.Status != "known" {
 			d.Event, d.Outcome, d.Reason = "tool_refused", final.Status, *final.Reason
+			if final.firewall {
+				d.Reason = "result_firewall"
+			}
 			if out.timedOut && final == env {
 				d.Event = "tool_timed_out"
 			}
@@ -247,17 +250,14 @@ func (s *Server) run(ctx context.Context, tool string, b *Binding, a *args) (out
 	pctx, cancel := context.WithCancel(context.Background())
 	done := make(chan *Envelope, 1)
 	go func() {
-		defer func() {
-			s.slotMu.Lock()
-			s.busy = false
-			s.slotMu.Unlock()
-		}()
-		defer func() {
-			if recover() != nil {
-				done <- failure(tool, a.Workspace, reason.ProducerUnavailable)
-			}
-		}()
-		done <- s.produce(pctx, tool, b, a)
+		env := s.guarded(pctx, tool, b, a)
+		// The slot is free before the answer is handed over: a client that
+		// sends its next call the moment it reads this one's answer must
+		// never find the slot still held.
+		s.slotMu.Lock()
+		s.busy = false
+		s.slotMu.Unlock()
+		done <- env
 	}()
 	timer := time.NewTimer(s.opts.Timeout)
 	defer timer.Stop()
@@ -274,6 +274,16 @@ func (s *Server) run(ctx context.Context, tool string, b *Binding, a *args) (out
 		s.wait(done)
 		return outcome{}, true
 	}
+}
+
+// guarded is produce with a panic turned into producer_unavailable.
+func (s *Server) guarded(ctx context.Context, tool string, b *Binding, a *args) (env *Envelope) {
+	defer func() {
+		if recover() != nil {
+			env = failure(tool, a.Workspace, reason.ProducerUnavailable)
+		}
+	}()
+	return s.produce(ctx, tool, b, a)
 }
 
 // wait gives a cancelled producer the grace period; its result is dropped.
@@ -301,7 +311,12 @@ func (s *Server) produce(ctx context.Context, tool string, b *Binding, a *args) 
 	}
 	raw, complete, err := firewall(v, ws.Root())
 	if err != nil {
-		return failure(tool, a.Workspace, reason.ProducerUnavailable)
+		// The core screens every document the way the firewall screens a
+		// result, so this is a defect, not a bad note: it is named in the
+		// diagnostics.
+		env := failure(tool, a.Workspace, reason.ProducerUnavailable)
+		env.firewall = true
+		return env
 	}
 	return success(tool, a.Workspace, raw, complete)
 }

@@ -279,3 +279,26 @@ func BenchmarkAdapterOverhead(b *testing.B) {
 		}
 	}
 }
+
+// TestSlotFreeBeforeTheAnswer: when a call's answer is handed back, its
+// slot is already free, so a strictly sequential client never meets
+// server_busy. Rounds, not time: the old order (answer, then release) is
+// caught in some of them.
+func TestSlotFreeBeforeTheAnswer(t *testing.T) {
+	s := NewServer(nil, Options{Producer: func(ctx context.Context, tool string, r *produce.Reader, a *args) (any, error) {
+		return map[string]any{"schema": "x", "complete": true}, nil
+	}})
+	b := &Binding{Alias: "ws0", Reader: produce.NewReader(nil)}
+	for round := 0; round < 2000; round++ {
+		out, _ := s.run(context.Background(), ToolCheck, b, &args{Workspace: "ws0"})
+		if out.envelope == nil {
+			t.Fatal("no envelope")
+		}
+		s.slotMu.Lock()
+		busy := s.busy
+		s.slotMu.Unlock()
+		if busy {
+			t.Fatalf("round %d: the answer came back while the slot was held", round)
+		}
+	}
+}
