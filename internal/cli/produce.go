@@ -106,15 +106,6 @@ func runProducer(name, help string, args []string, stdout, stderr io.Writer,
 
 type flagSet = *flag.FlagSet
 
-func printOmissions(w io.Writer, complete bool, om []produce.Omission) {
-	if !complete {
-		fmt.Fprintln(w, "(incomplete)")
-	}
-	for _, o := range om {
-		fmt.Fprintf(w, "omitted: %s/%s %d\n", o.Kind, o.Reason, o.Count)
-	}
-}
-
 func typeName(t *string) string {
 	if t == nil {
 		return "untyped"

@@ -125,9 +125,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, " (incomplete)")
 		}
 		fmt.Fprintln(stdout)
-		for _, o := range res.Omissions {
-			fmt.Fprintf(stdout, "omitted: %s/%s %d\n", o.Kind, o.Reason, o.Count)
+		// Say what made it incomplete with names the user gave or the
+		// policy admitted, never an ignored or secret-looking one.
+		for _, p := range res.Unselected {
+			fmt.Fprintf(stdout, "no document at or under --path %s; check the spelling (paths are relative to the workspace root)\n", p)
 		}
+		for _, p := range res.Unreadable {
+			fmt.Fprintf(stdout, "could not read %s (unreadable, or changed while it was read); check its permissions and run again\n", p)
+		}
+		printOmissionRows(stdout, res.Omissions)
 	}
 	if res.Errors > 0 || (res.Strict && res.Warnings > 0) {
 		return ExitFindings
