@@ -3,6 +3,8 @@ package produce
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/vivary-dev/vivary-go/guard"
@@ -54,6 +56,10 @@ type QueryResult struct {
 	Complete             bool       `json:"complete"`
 	WorkspaceFingerprint string     `json:"workspace_fingerprint"`
 	Omissions            []Omission `json:"omissions"`
+	// Beyond the schema, for a person: type filters the policy does not
+	// define, and the types it does, sorted.
+	UnknownTypes []string `json:"-"`
+	KnownTypes   []string `json:"-"`
 }
 
 // Schema ids of the query and find results.
@@ -156,6 +162,14 @@ func (r *Reader) Query(ctx context.Context, a QueryArgs) (*QueryResult, error) {
 		Filters:  Filters{orEmpty(a.Filters.Type), orEmpty(a.Filters.Path), orEmpty(a.Filters.Edge)},
 		Results:  []QueryHit{},
 		Complete: snap.Complete, WorkspaceFingerprint: snap.Fingerprint, Omissions: snap.Omissions,
+	}
+	for _, t := range a.Filters.Type {
+		if _, ok := snap.Config.Types[t]; !ok {
+			res.UnknownTypes = append(res.UnknownTypes, t)
+		}
+	}
+	if len(res.UnknownTypes) > 0 {
+		res.KnownTypes = slices.Sorted(maps.Keys(snap.Config.Types))
 	}
 	for _, p := range proj {
 		h := QueryHit{ID: p.ID, Type: p.Type, Path: p.Path, Title: p.Title, Score: p.Score, Snippet: p.Snippet, Reasons: []string{}, Edges: []Edge{}}

@@ -130,6 +130,11 @@ func runQuery(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return nil, nil, err
 		}
+		// A --type the policy does not define is almost always a typo.
+		for _, t := range res.UnknownTypes {
+			fmt.Fprintf(stderr, "vivary query: --type %s is not a type of the workspace policy; the known types are %s\n",
+				t, strings.Join(res.KnownTypes, ", "))
+		}
 		return res, func(w io.Writer) {
 			if len(res.Results) == 0 {
 				fmt.Fprintln(w, "no matches")
