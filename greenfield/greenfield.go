@@ -85,9 +85,9 @@ func Init(ctx context.Context, target string, opt Options) (*Result, error) {
 		}
 		return res, create(ctx, abs, files, res)
 	case err != nil:
-		return nil, fail("target cannot be inspected")
+		return nil, fail("target cannot be inspected; check the permissions of the folders above it")
 	case !st.IsDir():
-		return nil, fail("target must be a new or empty directory (it is a file or a link)")
+		return nil, fail("target must be a new or empty directory (it is a file or a link); pick another path")
 	}
 	ws, err := workspace.Bind(abs)
 	if err != nil {
@@ -182,7 +182,7 @@ func survey(ws *workspace.Workspace, files []scaffold.File) ([]scaffold.File, []
 	walk = func(dir string) error {
 		entries, err := ws.ReadDir(dir)
 		if err != nil {
-			return fail("target cannot be read")
+			return fail("target cannot be read; check its permissions")
 		}
 		for _, e := range entries {
 			rel := e.Name

@@ -45,7 +45,7 @@ const CheckSchemaID = "vivary.check-result/v0"
 // relative paths, none secret-looking. Errors name the argument only.
 func ValidateCheckPaths(paths []string) error {
 	if len(paths) > limits.MaxCheckPaths {
-		return reason.New(reason.InvalidArguments, "paths holds more than 200 entries")
+		return reason.New(reason.InvalidArguments, "paths holds more than 200 entries; check a parent folder instead")
 	}
 	seen := map[string]bool{}
 	for _, p := range paths {

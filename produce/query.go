@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/vivary-dev/vivary-go/guard"
@@ -79,7 +80,7 @@ func ValidateText(arg, text, root string) error {
 		return invalid(arg + " is longer than 4096 characters")
 	}
 	if !guard.OutputSafe(text, limits.MaxQueryChars) || guard.ContainsRoot(text, root) {
-		return reason.New(reason.PathRefused, arg+" is refused: it holds a control character, a credential or an absolute path")
+		return reason.New(reason.PathRefused, arg+" is refused: it holds a control character, a credential or an absolute path; leave those out and ask again")
 	}
 	return nil
 }
@@ -98,16 +99,16 @@ func ValidateFilters(f Filters) error {
 		seen := map[string]bool{}
 		for _, v := range l.vals {
 			if seen[v] {
-				return invalid(l.name + " holds a repeated value")
+				return invalid(l.name + " holds a repeated value; give each value once")
 			}
 			seen[v] = true
 			if v == "" || guard.Len(v) > l.max {
-				return invalid(l.name + " values must be non-empty and within their length limit")
+				return invalid(l.name + " values must be non-empty and at most " + strconv.Itoa(l.max) + " characters")
 			}
 			switch l.name {
 			case "type_filters":
 				if !guard.OutputSafe(v, l.max) {
-					return invalid("type_filters holds an unsafe value")
+					return invalid("type_filters holds an unsafe value; use a type name of the workspace policy")
 				}
 			case "path_filters":
 				if !guard.OutputSafe(v, l.max) || strings.ContainsRune(v, '\\') || strings.HasPrefix(v, "/") ||
@@ -121,7 +122,8 @@ func ValidateFilters(f Filters) error {
 				field, target = guard.TrimSpace(field), guard.TrimSpace(target)
 				if !guard.OutputSafe(field, limits.MaxFieldChars) ||
 					(hasTarget && (!guard.OutputSafe(target, limits.MaxRefTargetChars) || guard.Absolute(target))) {
-					return reason.New(reason.PathRefused, "edge_filters holds a refused value")
+					return reason.New(reason.PathRefused, "edge_filters holds a refused value: write FIELD or FIELD:TARGET, both printable, "+
+						"without a credential, and the target not an absolute path")
 				}
 			}
 		}
@@ -204,7 +206,7 @@ func (r *Reader) refuseIgnored(ctx context.Context, arg string, paths []string) 
 		return reason.Wrap(reason.PrivacyPolicyUnavailable, "the ignore policy could not be read", err)
 	}
 	if ignored {
-		return reason.New(reason.PathRefused, arg+" names a path the workspace's ignore policy excludes")
+		return reason.New(reason.PathRefused, arg+" names a path the workspace's ignore policy excludes; name only what the ignore rules admit")
 	}
 	return nil
 }

@@ -61,3 +61,15 @@ func (c Code) Status() string {
 	}
 	return "unknown"
 }
+
+// Exit codes, one table for vivary, create-vivary and vivary-mcp.
+const (
+	// ExitOK: answered, written, healthy, or served until input ended.
+	ExitOK = 0
+	// ExitFindings: the command ran and found problems in the workspace:
+	// check found errors (or warnings when strict), doctor found problems.
+	ExitFindings = 1
+	// ExitRefused: nothing was answered or written: a usage error (a bad
+	// flag or argument), a typed refusal, or a write refused or rolled back.
+	ExitRefused = 2
+)

@@ -35,7 +35,7 @@ func Apply(ctx context.Context, req Request, approved string) (*Plan, *doctor.Re
 	defer ws.Close()
 	root, err := write.Open(ws, tempTag)
 	if err != nil {
-		return nil, nil, fail("record target must be an existing thin Vivary workspace")
+		return nil, nil, fail("record target must be an existing thin Vivary workspace; pass --workspace with the folder create-vivary init made")
 	}
 	defer root.Close()
 	if err := root.Lock(); err != nil {
@@ -49,7 +49,7 @@ func Apply(ctx context.Context, req Request, approved string) (*Plan, *doctor.Re
 		return nil, nil, err
 	}
 	if p.PlanHash != approved {
-		return nil, nil, fail("record plan hash mismatch: approved %s, current %s", approved, p.PlanHash)
+		return nil, nil, fail("record plan hash mismatch: approved %s, current %s; preview again, read the plan, and approve the current hash", approved, p.PlanHash)
 	}
 	if err := sweep(root); err != nil {
 		return nil, nil, fail("record apply refused: a temp file an interrupted apply left cannot be removed (%v)", err)

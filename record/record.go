@@ -95,12 +95,12 @@ func readInput(path, what string) ([]byte, error) {
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, fail("record %s cannot be read", what)
+		return nil, fail("record %s cannot be read; check its permissions", what)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, MaxInputBytes+1))
 	if err != nil {
-		return nil, fail("record %s cannot be read", what)
+		return nil, fail("record %s cannot be read; check its permissions", what)
 	}
 	if len(b) > MaxInputBytes {
 		return nil, fail("record %s must be at most 256 KiB", what)
@@ -129,11 +129,11 @@ func PlanRecord(ctx context.Context, req Request) (*Plan, error) {
 func bind(dir string) (string, *workspace.Workspace, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", nil, fail("record target must be an existing thin Vivary workspace")
+		return "", nil, fail("record target must be an existing thin Vivary workspace; pass --workspace with the folder create-vivary init made")
 	}
 	ws, err := workspace.Bind(abs)
 	if err != nil {
-		return "", nil, fail("record target must be an existing thin Vivary workspace")
+		return "", nil, fail("record target must be an existing thin Vivary workspace; pass --workspace with the folder create-vivary init made")
 	}
 	return abs, ws, nil
 }
@@ -146,7 +146,7 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, req Request)
 	reader := produce.NewReader(ws)
 	rep := doctor.Inspect(ctx, reader, abs)
 	if rep.Compatibility.WorkspaceContract == nil {
-		return nil, fail("record target must use the thin-v0.3 workspace contract")
+		return nil, fail("record target must use the thin-v0.3 workspace contract; create-vivary doctor names the contract files it lacks")
 	}
 	if !rep.OK {
 		return nil, fail("record target must be healthy before planning a write: %s", strings.Join(rep.Errors, "; "))
@@ -156,10 +156,10 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, req Request)
 		return nil, err
 	}
 	if policy.Sensitive(dest) {
-		return nil, fail("record path is refused: it looks secret")
+		return nil, fail("record path is refused: it looks secret; choose a name without words like token, secret or password")
 	}
 	if ignored, err := policy.Ignored(ctx, ws, dest); err != nil || ignored {
-		return nil, fail("record path is refused: the workspace's ignore policy excludes it")
+		return nil, fail("record path is refused: the workspace's ignore policy excludes it; choose a path the ignore rules do not exclude")
 	}
 	raw, err := readInput(req.Capsule, "capsule")
 	if err != nil {
@@ -168,16 +168,16 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, req Request)
 	capsule, err := produce.VerifyCapsule(raw)
 	if err != nil {
 		if errors.Is(err, produce.ErrCapsuleNotObject) {
-			return nil, fail("record capsule must be one bounded JSON object")
+			return nil, fail("record capsule must be one bounded JSON object; pass the JSON that 'vivary capsule --json' printed, unchanged")
 		}
-		return nil, fail("record capsule integrity verification failed")
+		return nil, fail("record capsule integrity verification failed; the capsule changed after it was made, so ask for a new one with 'vivary capsule --json'")
 	}
 	current, err := reader.WorkspaceFingerprint(ctx)
 	if err != nil {
-		return nil, fail("record capsule workspace binding could not be verified")
+		return nil, fail("record capsule workspace binding could not be verified; run it again")
 	}
 	if current != capsule.Workspace.Fingerprint {
-		return nil, fail("record capsule is stale or belongs to a different workspace state")
+		return nil, fail("record capsule is stale or belongs to a different workspace state; ask for a new capsule with 'vivary capsule --json' and preview again")
 	}
 	source, err := readInput(req.Source, "source")
 	if err != nil {
@@ -186,18 +186,18 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, req Request)
 	p := &Plan{Contract: policy.ThinContract, Path: dest, content: source, AfterHash: sha(source),
 		Capsule: CapsuleBinding{ID: capsule.CapsuleID, Fingerprint: capsule.Fingerprint, WorkspaceFingerprint: capsule.Workspace.Fingerprint}}
 	if srcAbs, err := filepath.Abs(req.Source); err == nil && srcAbs == filepath.Join(abs, filepath.FromSlash(dest)) {
-		return nil, fail("record source must not be the destination file")
+		return nil, fail("record source must not be the destination file; keep the source outside the workspace")
 	}
 	info, err := ws.Lstat(dest)
 	switch {
 	case err != nil && errors.Is(err, workspace.ErrLink):
-		return nil, fail("record destination must not be reached through a link")
+		return nil, fail("record destination must not be reached through a link; replace the link with a real folder")
 	case err != nil:
-		return nil, fail("record destination cannot be inspected")
+		return nil, fail("record destination cannot be inspected; check the record folder's permissions")
 	case !info.Exists:
 		p.Action = "create"
 	case !info.IsRegular() || info.Nlink != 1:
-		return nil, fail("record destination must be a regular single-link file")
+		return nil, fail("record destination must be a regular single-link file; remove the extra hard link or the special file")
 	default:
 		before, _, err := ws.ReadFile(dest, MaxInputBytes, nil)
 		if err != nil {
@@ -214,7 +214,7 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, req Request)
 	}
 	p.PlanHash, err = planHash(p)
 	if err != nil {
-		return nil, fail("record plan could not be hashed")
+		return nil, fail("record plan could not be hashed; run it again")
 	}
 	return p, nil
 }
@@ -224,7 +224,7 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, req Request)
 func validate(ctx context.Context, reader *produce.Reader, dest, wantType string, source []byte) error {
 	snap, err := reader.Snapshot(ctx)
 	if err != nil {
-		return fail("record target must be healthy before planning a write")
+		return fail("record target must be healthy before planning a write; create-vivary doctor says what to fix")
 	}
 	d := graph.Analyze(snap.Config, dest, filepath.Base(reader.Workspace().Root()), string(source), 1, 1)
 	ids := map[string]bool{d.ID: true}

@@ -23,11 +23,12 @@ import (
 	"github.com/vivary-dev/vivary-go/reason"
 )
 
-// Exit codes.
+// Exit codes: the one table of package reason, for all three binaries. A
+// usage error and a refusal share ExitUsage: nothing was answered.
 const (
-	ExitOK       = 0
-	ExitFindings = 1
-	ExitUsage    = 2
+	ExitOK       = reason.ExitOK
+	ExitFindings = reason.ExitFindings
+	ExitUsage    = reason.ExitRefused
 )
 
 // multi is a repeatable string flag.
@@ -138,7 +139,7 @@ type refusal struct {
 func fail(prog string, err error, asJSON bool, stdout, stderr io.Writer) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", prog, ue.msg, prog)
+		fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for its flags and arguments.\n", prog, ue.msg, prog)
 		return ExitUsage
 	}
 	code := reason.Of(err)

@@ -23,7 +23,8 @@ Usage:
 
 Run 'create-vivary COMMAND --help' for the flags of one command.
 
-Exit status: 0 done or healthy, 1 refused or problems found, 2 usage error.
+Exit status: 0 done or healthy, 1 problems found (doctor), 2 usage error or
+refused (nothing was written).
 `
 
 // Create runs the create-vivary command line and returns its exit code.
@@ -36,29 +37,30 @@ func Create(args []string, stdout, stderr io.Writer) int {
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, createHelp)
 		return ExitOK
-	case "init":
-		return runInit(args[1:], stdout, stderr)
-	case "doctor":
-		return runDoctor(args[1:], stdout, stderr)
-	case "record":
-		return runRecord(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "create-vivary: unknown command %q\nRun 'create-vivary --help' for usage.\n", args[0])
-	return ExitUsage
+	for _, c := range createCommands {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	return unknownCommand("create-vivary", args[0], createCommands, stderr)
 }
 
-// refuse prints a refusal and returns 1.
+// createCommands are create-vivary's commands, in the order its help lists them.
+var createCommands = []command{{"init", runInit}, {"doctor", runDoctor}, {"record", runRecord}}
+
+// refuse prints a refusal and returns ExitUsage: like vivary's refusals,
+// nothing was done (doctor's problems are findings, exit 1).
 func refuse(prog string, err error, asJSON bool, stdout, stderr io.Writer) int {
 	if asJSON {
 		_ = writeJSON(stdout, map[string]any{"ok": false, "error": err.Error()})
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", prog, err)
-	return ExitFindings
+	return ExitUsage
 }
 
 func usage(prog string, err error, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", prog, err, prog)
-	return ExitUsage
+	return fail(prog, &usageError{err.Error()}, false, nil, stderr)
 }
 
 const initHelp = `Usage: create-vivary init DIR [--preset P] [--adapter agents|claude]... [--dry-run] [--json]
@@ -77,6 +79,9 @@ Flags:
                       (.claude/skills/vivary/SKILL.md); repeatable
   --dry-run           list the files without writing
   --json              print the result as JSON
+
+Exit status: 0 created, already initialized or listed, 2 usage error or
+refused (nothing is left written).
 `
 
 func runInit(args []string, stdout, stderr io.Writer) int {
@@ -95,7 +100,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		return usage(prog, err, stderr)
 	}
 	if len(pos) != 1 {
-		return usage(prog, errors.New("exactly one target directory is required"), stderr)
+		return usage(prog, errors.New("exactly one target directory is required: create-vivary init DIR"), stderr)
 	}
 	if !slices.Contains(scaffold.Presets, *preset) {
 		return usage(prog, fmt.Errorf("unknown preset; choose one of %s", strings.Join(scaffold.Presets, ", ")), stderr)
@@ -173,7 +178,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		return usage(prog, err, stderr)
 	}
 	if len(pos) > 1 {
-		return usage(prog, errors.New("at most one workspace directory"), stderr)
+		return usage(prog, errors.New("at most one workspace directory: create-vivary doctor [--workspace] DIR"), stderr)
 	}
 	if len(pos) == 1 {
 		*dir = pos[0]
@@ -231,6 +236,9 @@ Flags:
   --capsule FILE   the saved capsule JSON
   --apply HASH     apply the approved plan hash
   --json           print the plan as JSON
+
+Exit status: 0 previewed or applied, 2 usage error or refused (nothing
+written, or the workspace restored).
 `
 
 func runRecord(args []string, stdout, stderr io.Writer) int {
@@ -252,9 +260,14 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 	if len(pos) > 0 {
 		return usage(prog, errors.New("unexpected argument; one record per call, named with --path"), stderr)
 	}
-	for name, v := range map[string]string{"--path": *rec, "--source": *source, "--capsule": *capsule} {
-		if v == "" {
-			return usage(prog, fmt.Errorf("%s is required", name), stderr)
+	// In the order of the usage line, so the first missing one is named.
+	for _, f := range []struct{ name, v, what string }{
+		{"--path", *rec, "the record, as FOLDER/SLUG.md"},
+		{"--source", *source, "the typed Markdown file to write"},
+		{"--capsule", *capsule, "the saved JSON of 'vivary capsule --json'"},
+	} {
+		if f.v == "" {
+			return usage(prog, fmt.Errorf("%s is required: %s", f.name, f.what), stderr)
 		}
 	}
 	applying := false

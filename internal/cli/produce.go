@@ -81,7 +81,7 @@ func runProducer(name, help string, args []string, stdout, stderr io.Writer,
 	}
 	text := strings.Join(pos, " ")
 	if text == "" {
-		return fail(prog, &usageError{"a text argument is required"}, false, stdout, stderr)
+		return fail(prog, &usageError{"a text argument is required: " + prog + " --workspace DIR [flags] TEXT"}, false, stdout, stderr)
 	}
 	ws, err := bind(*dir)
 	if err != nil {

@@ -107,7 +107,7 @@ func holding(t *testing.T, root, text string) []string {
 // At each step of a record apply and of its rollback, a folder on the way is
 // swapped for a link to a folder outside the workspace that has the same
 // layout, as an attacker racing the write would. The apply must refuse
-// (exit 1, a message that says the write was refused or undone), nothing
+// (exit 2, a message that says the write was refused or undone), nothing
 // may land outside, and no file in the workspace may be left holding the
 // new text; an update's previous text must still be there.
 func TestRecordApplyNeverWritesThroughASwappedFolder(t *testing.T) {
@@ -205,8 +205,8 @@ func TestRecordApplyNeverWritesThroughASwappedFolder(t *testing.T) {
 			if !swapped {
 				t.Fatalf("the apply never reached %s #%d (exit %d: %s)", c.step, c.nth, code, stderr)
 			}
-			if code != 1 || !refusal.MatchString(stderr) {
-				t.Fatalf("exit %d, stderr %q: want exit 1 and a refusal", code, stderr)
+			if code != cli.ExitUsage || !refusal.MatchString(stderr) {
+				t.Fatalf("exit %d, stderr %q: want exit 2 and a refusal", code, stderr)
 			}
 			if testws.Hash(t, outside) != outsideHash {
 				t.Fatal("the apply wrote outside the workspace")
@@ -244,7 +244,7 @@ func TestRecordApplyWaitsForNoOtherWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := run(cli.Create, append(args, "--apply", hash)...)
-	if code != 1 || !strings.Contains(stderr, "record apply refused: another create-vivary write is running in this workspace") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "record apply refused: another create-vivary write is running in this workspace") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if code, _, stderr := run(cli.Create, args...); code != 0 {

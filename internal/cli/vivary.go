@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/workspace"
@@ -40,7 +41,20 @@ func Vivary(args []string, stdout, stderr io.Writer) int {
 			return c.run(args[1:], stdout, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "vivary: unknown command %q\nRun 'vivary --help' for usage.\n", args[0])
+	return unknownCommand("vivary", args[0], append([]command{{"check", runCheck}}, extraCommands...), stderr)
+}
+
+// unknownCommand names the commands there are.
+func unknownCommand(prog, name string, cmds []command, stderr io.Writer) int {
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = c.name
+	}
+	list := strings.Join(names, ", ")
+	if i := strings.LastIndex(list, ", "); i >= 0 {
+		list = list[:i] + " and " + list[i+2:]
+	}
+	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are %s\nRun '%s --help' for how to use them.\n", prog, name, list, prog)
 	return ExitUsage
 }
 
@@ -75,7 +89,7 @@ func bindFlag(fs interface {
 
 func bind(dir string) (*workspace.Workspace, error) {
 	if dir == "" {
-		return nil, &usageError{"--workspace DIR is required"}
+		return nil, &usageError{"--workspace DIR is required: pass the workspace folder"}
 	}
 	return workspace.Bind(dir)
 }

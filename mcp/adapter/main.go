@@ -30,6 +30,9 @@ options:
                         starting with a letter or digit); repeat for up to 16
   --observability {off,errors,json}
                         diagnostics on standard error (default: errors)
+
+exit status: 0 served until input ended, 2 usage error, refused startup or
+a broken session.
 `
 
 var flagLike = regexp.MustCompile(`^--?[a-z][a-z-]{0,31}$`)
@@ -148,27 +151,28 @@ func bindProblem(err error) string {
 }
 
 // Main runs vivary-mcp with the process's standard streams and returns the
-// exit code.
+// exit code from the table in package reason: 0 served until input ended,
+// 2 a usage error, a startup refusal or a broken session.
 func Main(argv []string) int {
 	p, err := parseArgs(argv)
 	if err != nil {
 		fmt.Fprint(os.Stderr, usage)
 		fmt.Fprintf(os.Stderr, "vivary-mcp: error: %s\n", err)
-		return 2
+		return reason.ExitRefused
 	}
 	if p.help {
 		fmt.Fprint(os.Stdout, help)
-		return 0
+		return reason.ExitOK
 	}
 	if p.version {
 		fmt.Fprintf(os.Stdout, "vivary-mcp %s\n", Version)
-		return 0
+		return reason.ExitOK
 	}
 	bindings, err := bindAll(p.rows)
 	if err != nil {
 		fmt.Fprint(os.Stderr, usage)
 		fmt.Fprintf(os.Stderr, "vivary-mcp: error: %s\n", err)
-		return 2
+		return reason.ExitRefused
 	}
 	defer func() {
 		for _, b := range bindings {
@@ -179,7 +183,7 @@ func Main(argv []string) int {
 	if err != nil {
 		fmt.Fprint(os.Stderr, usage)
 		fmt.Fprintf(os.Stderr, "vivary-mcp: error: %s\n", refused("standard input and output could not be claimed"))
-		return 2
+		return reason.ExitRefused
 	}
 	defer restore()
 	opts := Options{Diag: NewDiagnostics(os.Stderr, p.observe)}
@@ -188,10 +192,12 @@ func Main(argv []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A session that broke (the client's end of the pipe failed) answered
+	// nothing more: exit as a refusal. There are no findings here.
 	if err := Serve(ctx, bindings, opts, in, out); err != nil && ctx.Err() == nil {
-		return 1
+		return reason.ExitRefused
 	}
-	return 0
+	return reason.ExitOK
 }
 
 // Serve runs the MCP session over in/out until in ends.
