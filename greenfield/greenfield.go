@@ -112,7 +112,7 @@ func Init(ctx context.Context, target string, opt Options) (*Result, error) {
 	return res, err
 }
 
-var errAboveIsFile = fail("init cannot make the target: a path above it is a file, not a folder")
+var errAboveIsFile = fail("init cannot make the target: a path above it is a file, not a folder; pick another target")
 
 // missingFolders counts the folders, the target included, that do not exist.
 func missingFolders(abs string) (int, error) {
