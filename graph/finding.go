@@ -34,9 +34,9 @@ var Messages = map[string]string{
 const maxMessageChars = 256
 
 // finding builds one finding. detail is appended to the code's message
-// only when the result is safe to show anywhere (printable, no credential
-// or machine path, even by the MCP firewall's stricter rules); a field
-// name or value from the document never makes the finding unshowable.
+// only when the result passes the screen every output passes (printable, no
+// credential, no machine path); a field name or value from the document
+// never makes the finding, or the result it is in, unshowable.
 func finding(path string, line int, code, detail string) Finding {
 	level := "warning"
 	if code[0] == 'E' || code == "W201" {
