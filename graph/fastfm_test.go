@@ -2,6 +2,8 @@ package graph
 
 import (
 	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -24,6 +26,41 @@ func FuzzFastPathAgrees(f *testing.F) {
 		}
 		if !reflect.DeepEqual(fast.Fields, slow.Fields) {
 			t.Fatalf("%q:\nfast %#v\nyaml %#v", s, fast.Fields, slow.Fields)
+		}
+	})
+}
+
+// FuzzPythonSpaceRule checks the rule itself: it never moves a line, it
+// leaves text without Python-only whitespace alone, and swapping the space
+// after each simple key's colon for an NBSP or an ideographic space (or
+// padding a value with them) parses to the same fields, as the reference's
+// strip() would.
+func FuzzPythonSpaceRule(f *testing.F) {
+	for _, s := range []string{"a: b", "project: x\nstatus: done", "k: [a, b]", "t: 'q'", "n: 42\nb: true", "x:\n  - a\n  - b"} {
+		f.Add(s)
+	}
+	keyed := regexp.MustCompile(`(?m)^([a-z_]+): (\S)`)
+	f.Fuzz(func(t *testing.T, s string) {
+		out := pySpaces(s)
+		if strings.Count(out, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("pySpaces moved lines: %q -> %q", s, out)
+		}
+		if !hasExoticSpace(s) && out != s {
+			t.Fatalf("pySpaces changed plain text: %q -> %q", s, out)
+		}
+		want, err := parseFrontmatter(s, false)
+		if err != nil || hasExoticSpace(s) || strings.ContainsAny(s, "\t\r\"'#") {
+			return
+		}
+		for _, sp := range []string{"\u00a0", "\u3000 ", " \u2009"} {
+			swapped := keyed.ReplaceAllString(s, "$1:"+sp+"$2")
+			got, err := parseFrontmatter(swapped, false)
+			if err != nil {
+				t.Fatalf("%q parses, %q does not: %v", s, swapped, err)
+			}
+			if !reflect.DeepEqual(got.Fields, want.Fields) {
+				t.Fatalf("%q:\n got %#v\nwant %#v", swapped, got.Fields, want.Fields)
+			}
 		}
 	})
 }
