@@ -17,9 +17,11 @@ import (
 
 // Split separates frontmatter from the body. A leading BOM is dropped. The
 // frontmatter is the text between a first line of `---` and the next line of
-// `---`; ok is false when the text has none, and unclosed is true when a
-// first `---` line is never closed (the reference reads such a file as all
-// body; here it is E001, so the writer learns why every field is missing).
+// `---`; ok is false when the text has none. unclosed is true when a first
+// `---` line is never closed and the lines after it start like frontmatter
+// (`key:`): the reference reads such a file as all body; here it is E001, so
+// the writer learns why every field is missing. A note that merely opens
+// with a `---` rule is still just body.
 func Split(text string) (fm string, body string, unclosed, ok bool) {
 	text = strings.TrimPrefix(text, "\ufeff")
 	first, rest, found := cutLine(text)
@@ -38,11 +40,24 @@ func Split(text string) (fm string, body string, unclosed, ok bool) {
 			return strings.Join(lines, "\n"), r, false, true
 		}
 		if !more {
-			return "", text, true, false
+			return "", text, startsLikeFrontmatter(append(lines, l)), false
 		}
 		lines = append(lines, strings.TrimSuffix(l, "\r"))
 		rest = r
 	}
+}
+
+var keyLine = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]*:([ \t]|$)`)
+
+// startsLikeFrontmatter reports whether the first non-blank line is a
+// `key:` line.
+func startsLikeFrontmatter(lines []string) bool {
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			return keyLine.MatchString(l)
+		}
+	}
+	return false
 }
 
 // cutLine returns the first line (without its \n, and without a \r before

@@ -215,6 +215,10 @@ func TestFindingMessages(t *testing.T) {
 		{"unclosed", "changes/c.md", "---\nproject: p\nstatus: done\nslice: s\n# Heading\n",
 			"E001@1 invalid frontmatter: no closing '---' line; end the frontmatter with a line of three dashes"},
 		{"unclosed without newline", "notes/n.md", "---\na: 1", "E001@1 invalid frontmatter: no closing '---' line; end the frontmatter with a line of three dashes"},
+		{"unclosed after a blank line", "notes/n.md", "---\n\ntags: [a]\n", "E001@1 invalid frontmatter: no closing '---' line; end the frontmatter with a line of three dashes"},
+		{"a note that opens with a rule", "notes/n.md", "---\n\nSome text: with a colon later\n", ""},
+		{"a rule then a heading", "changes/c.md", "---\n# Heading\n",
+			"E101@1 required field missing: project|E101@1 required field missing: slice|E101@1 required field missing: status"},
 		{"tab", "notes/n.md", "---\na:\n\t- x\n---\n", "E001@3 invalid frontmatter: a tab in the indentation; indent with spaces"},
 		{"duplicate", "notes/n.md", "---\na: 1\na: 2\n---\n", "E001@3 invalid frontmatter: a key appears twice; keep one"},
 		{"syntax", "notes/n.md", "---\na: [x\n---\n", "E001@2 invalid frontmatter: not valid YAML; write one 'key: value' per line"},
@@ -335,7 +339,10 @@ func FuzzSplit(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		fm, body, _, ok := graph.Split(s)
+		fm, body, unclosed, ok := graph.Split(s)
+		if unclosed && (ok || !strings.HasPrefix(strings.TrimPrefix(s, "\ufeff"), "---")) {
+			t.Fatalf("unclosed %v with ok %v for %q", unclosed, ok, s)
+		}
 		if !ok {
 			if fm != "" {
 				t.Fatal("frontmatter without ok")
