@@ -283,5 +283,45 @@ func (r *Root) Verify(rel string, want workspace.Info) error {
 	return nil
 }
 
+// Workspace is the bound workspace the root writes into.
+func (r *Root) Workspace() *workspace.Workspace { return r.ws }
+
 // Rel is the workspace-relative path of the folder ("" for the root).
 func (d *Dir) Rel() string { return d.rel }
+
+// RemoveEmptyDir removes the folder rel through its parent's held handle if
+// it is a plain folder and empty; a missing or non-empty folder is left as
+// it is without error. It serves recoveries, which know from their journal
+// which folders an earlier, interrupted run made.
+func (r *Root) RemoveEmptyDir(rel string) error {
+	if rel == "" {
+		return errors.New("write: the root is never removed")
+	}
+	parentRel, name := splitRel(rel)
+	parent, err := r.Dir(parentRel)
+	if errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	cur, err := workspace.StatAt(parent.fd, name)
+	if err != nil || !cur.Exists || !cur.IsDir() {
+		return err
+	}
+	if err := hook(StepRmdir, rel); err != nil {
+		return err
+	}
+	if err := unix.Unlinkat(parent.fd, name, unix.AT_REMOVEDIR); err != nil {
+		if errors.Is(err, unix.ENOTEMPTY) || errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return err
+	}
+	if d, ok := r.dirs[rel]; ok {
+		unix.Close(d.fd)
+		delete(r.dirs, rel)
+	}
+	_ = unix.Fsync(parent.fd)
+	return nil
+}
