@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/reason"
@@ -98,8 +99,22 @@ func newReport(root string) *Report {
 // Inspect checks the workspace a Reader serves, reusing its snapshot; root
 // is the path the report names.
 func Inspect(ctx context.Context, reader *produce.Reader, root string) *Report {
+	return inspect(ctx, reader, root, false)
+}
+
+// InspectAdopting is Inspect while an adoption is being applied: its own
+// journal and the runtime folder it sits in are expected, so the checks for
+// an interrupted adoption are left out.
+func InspectAdopting(ctx context.Context, reader *produce.Reader, root string) *Report {
+	return inspect(ctx, reader, root, true)
+}
+
+func inspect(ctx context.Context, reader *produce.Reader, root string, adopting bool) *Report {
 	r := newReport(root)
 	ws := reader.Workspace()
+	if !adopting {
+		r.Errors = append(r.Errors, interrupted(ws)...)
+	}
 	var contract *string
 	for _, f := range scaffold.Files("", scaffold.DefaultPreset) {
 		info, err := ws.Lstat(f.Path)
@@ -173,15 +188,38 @@ func Inspect(ctx context.Context, reader *produce.Reader, root string) *Report {
 	return r
 }
 
+// interrupted reports what a killed adoption left: its journal, or the
+// pre-journal marker line at the end of .gitignore.
+func interrupted(ws *workspace.Workspace) []string {
+	const recover = "run `create-vivary adopt DIR --recover` to preview restoring the original files, then apply it with --recover --apply HASH"
+	var out []string
+	if info, err := ws.Lstat(scaffold.JournalPath); err != nil || info.Exists {
+		out = append(out, "unfinished adoption journal exists; "+recover)
+	}
+	if info, err := ws.Lstat(".gitignore"); err == nil && info.IsRegular() {
+		data, _, err := ws.ReadFile(".gitignore", 2*limits.MaxFileBytes, nil)
+		if err != nil {
+			return append(out, "cannot inspect .gitignore for an interrupted adoption")
+		}
+		switch state, _, _ := scaffold.FindMarker(data); state {
+		case scaffold.ValidMarker:
+			out = append(out, "unfinished pre-journal adoption privacy change exists in .gitignore; "+recover)
+		case scaffold.MalformedMarker:
+			out = append(out, "malformed pre-journal adoption marker exists in .gitignore; remove the line that starts with `"+strings.TrimSpace(scaffold.MarkerPrefix)+"`")
+		}
+	}
+	return out
+}
+
 // tempFolders are where a write of create-vivary puts its temp files: beside
 // the files it writes.
-var tempFolders = []string{"", ".vivary", ".vivary/records/changes", ".vivary/records/decisions", ".vivary/records/gates",
+var tempFolders = []string{"", ".vivary", ".vivary/runtime", ".vivary/records/changes", ".vivary/records/decisions", ".vivary/records/gates",
 	".vivary/records/modules", ".vivary/records/verification", ".agents/skills/vivary", ".claude/skills/vivary"}
 
 // tempFix says how a leftover of each writer goes away.
 var tempFix = map[string]string{
 	"record": "the next create-vivary record --apply removes it",
-	"adopt":  "create-vivary adopt --recover, or the next adopt --apply, removes it",
+	"adopt":  "`create-vivary adopt DIR --recover` removes it",
 }
 
 // leftovers reports the temp files a killed write left behind. They are
@@ -220,20 +258,25 @@ func leftovers(ws *workspace.Workspace) []string {
 // .gitignore that is not the generated block byte for byte. It reports
 // whether the policy could not answer.
 func (r *Report) checkPrivacy(ctx context.Context, ws *workspace.Workspace) bool {
-	for _, p := range privacyProbes {
-		ignored, err := policy.Ignored(ctx, ws, p.probe)
-		if err != nil {
-			if !rootBlockExact(ws) {
-				r.Errors = append(r.Errors, "privacy ignore rules cannot be applied: the root .gitignore is missing or differs "+
-					"from the block create-vivary init writes, and outside Git only that exact block is honoured; "+
-					"restore the block exactly (shown below) or run `git init` so Git's rules apply")
-				r.RestoreGitignore = policy.GitignoreBlock
-				return true
-			}
-			r.Errors = append(r.Errors, "privacy ignore rules cannot be applied: "+message(err))
+	probes := make([]string, len(privacyProbes))
+	for i, p := range privacyProbes {
+		probes[i] = p.probe
+	}
+	// One decision of the mode and one Git call for all the probes.
+	ignored, err := policy.IgnoredEach(ctx, ws, probes)
+	if err != nil {
+		if !rootBlockExact(ws) {
+			r.Errors = append(r.Errors, "privacy ignore rules cannot be applied: the root .gitignore is missing or differs "+
+				"from the block create-vivary init writes, and outside Git only that exact block is honoured; "+
+				"restore the block exactly (shown below) or run `git init` so Git's rules apply")
+			r.RestoreGitignore = policy.GitignoreBlock
 			return true
 		}
-		if !ignored {
+		r.Errors = append(r.Errors, "privacy ignore rules cannot be applied: "+message(err))
+		return true
+	}
+	for _, p := range privacyProbes {
+		if !ignored[p.probe] {
 			r.Errors = append(r.Errors, "privacy ignore missing: "+p.pattern)
 		}
 	}

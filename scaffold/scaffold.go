@@ -38,9 +38,9 @@ func ProjectName(target string) string {
 func Files(project, preset string, adapters ...string) []File {
 	files := []File{
 		{".gitignore", policy.GitignoreBlock},
-		{".vivary/context.md", context(project, preset)},
+		{".vivary/context.md", Context(project, preset)},
 		{".vivary/workspace.toml", WorkspaceTOML(preset, adapters)},
-		{"AGENTS.md", agents},
+		{"AGENTS.md", AgentsFile},
 		{"STATE.md", State},
 	}
 	for _, a := range adapters {
@@ -66,7 +66,8 @@ func tomlList(names []string) string {
 // State is STATE.md, byte for byte.
 const State = "# State\n\nFocus:\n\nStatus:\n\nNext:\n\nOpen decisions:\n\nBlockers:\n\nChecks:\n\nUpdated:\n"
 
-func context(project, preset string) string {
+// Context is the .vivary/context.md of a workspace for project.
+func Context(project, preset string) string {
 	return "---\nstatus: active\npreset: " + preset + "\n---\n# " + project + " context\n\n" +
 		"This workspace is a local-first governed-context layer: typed Markdown that agents read\n" +
 		"through bounded, privacy-filtered producers before they act.\n\n" +
@@ -85,13 +86,6 @@ func context(project, preset string) string {
 		"A person approves publishing, external writes, destructive work, credentials, any expansion of\n" +
 		"authority, and anything ambiguous.\n"
 }
-
-const agents = "# AGENTS.md\n\n" +
-	"<!-- vivary:context:start -->\n" +
-	"## Vivary context\n\n" +
-	"Read `.vivary/context.md` before acting. It routes bounded project context, verification\n" +
-	"receipts, privacy, current state and deliberate human gates.\n" +
-	"<!-- vivary:context:end -->\n"
 
 const workspaceTOML = `version = 1
 exclude = [".git", ".agents", ".vivary/private", ".vivary/runtime"]
