@@ -18,6 +18,8 @@ const createHelp = `create-vivary scaffolds and maintains a thin-v0.3 Vivary wor
 
 Usage:
   create-vivary init DIR [--preset P] [--adapter agents|claude]... [--dry-run] [--json]
+  create-vivary adopt DIR [--preset P] [--adapter agents|claude]... [--apply HASH] [--json]
+  create-vivary adopt DIR --recover [--apply HASH] [--json]
   create-vivary doctor [--workspace DIR] [--json]
   create-vivary record --workspace DIR --path FOLDER/SLUG.md --source FILE --capsule FILE [--apply HASH] [--json]
 
@@ -47,7 +49,7 @@ func Create(args []string, stdout, stderr io.Writer) int {
 }
 
 // createCommands are create-vivary's commands, in the order its help lists them.
-var createCommands = []command{{"init", runInit}, {"doctor", runDoctor}, {"record", runRecord}}
+var createCommands = []command{{"init", runInit}, {"adopt", runAdopt}, {"doctor", runDoctor}, {"record", runRecord}}
 
 // refuse prints a refusal and returns ExitUsage: like vivary's refusals,
 // nothing was done (doctor's problems are findings, exit 1).

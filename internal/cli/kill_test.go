@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/vivary-dev/vivary-go/internal/cli"
 	"github.com/vivary-dev/vivary-go/internal/faults"
+	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/workspace/write"
 )
 
@@ -126,5 +128,50 @@ func TestRecordSurvivesAKillBeforeTheRename(t *testing.T) {
 	}
 	if code, out, _ := run(cli.Create, "doctor", "--workspace", ws); code != 0 || strings.Contains(out, "warning: an interrupted") {
 		t.Fatalf("doctor after the clean apply (exit %d):\n%s", code, out)
+	}
+}
+
+// A real SIGKILL in the middle of an adoption (after the journal and two
+// files are written) leaves a journal that Doctor reports; the previewed
+// and approved recovery puts every byte back.
+func TestAdoptSurvivesARealKill(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "notes")
+	testws.Write(t, root, "Welcome.md", "# Welcome\n\nStart here.\n")
+	testws.Write(t, root, "AGENTS.md", "# Agents\n\nKeep it small.\n")
+	testws.Write(t, root, "ideas/Garden.md", "# Garden\n\nMore sun.\n")
+	before := testws.Hash(t, root)
+	code, out, stderr := run(cli.Create, "adopt", root, "--json")
+	if code != 0 {
+		t.Fatalf("preview: %s", stderr)
+	}
+	var plan struct {
+		PlanHash string `json:"plan_hash"`
+	}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		t.Fatal(err)
+	}
+	if rel := killAt(t, write.StepRename, "5", "adopt", root, "--apply", plan.PlanHash); rel == "" {
+		t.Fatal("no step reported")
+	}
+	if _, err := os.Lstat(filepath.Join(root, ".vivary/runtime/adopt-journal.json")); err != nil {
+		t.Fatalf("no journal after the kill: %v", err)
+	}
+	code, out, _ = run(cli.Create, "doctor", "--workspace", root)
+	if code != 1 || !strings.Contains(out, "error: unfinished adoption journal exists; run `create-vivary adopt DIR --recover`") {
+		t.Fatalf("doctor (exit %d):\n%s", code, out)
+	}
+	code, out, stderr = run(cli.Create, "adopt", root, "--recover", "--json")
+	var rec struct {
+		Source string `json:"source"`
+		Hash   string `json:"recovery_plan_hash"`
+	}
+	if err := json.Unmarshal([]byte(out), &rec); code != 0 || err != nil || rec.Source != "journal" {
+		t.Fatalf("recovery preview (exit %d): %s%s", code, out, stderr)
+	}
+	if code, out, stderr := run(cli.Create, "adopt", root, "--recover", "--apply", rec.Hash); code != 0 {
+		t.Fatalf("recovery (exit %d): %s%s", code, out, stderr)
+	}
+	if testws.Hash(t, root) != before {
+		t.Fatal("the recovery did not put every byte back")
 	}
 }

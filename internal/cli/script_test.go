@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/vivary-dev/vivary-go/internal/cli"
+	"github.com/vivary-dev/vivary-go/internal/faults"
 	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/record"
 	"github.com/vivary-dev/vivary-go/scaffold"
@@ -29,6 +30,8 @@ func TestMain(m *testing.M) {
 		}
 		return nil
 	}
+	// VIVARY_FAULT_EXIT stops a story's create-vivary dead at a write step.
+	faults.Install()
 	testscript.Main(m, map[string]func(){
 		"vivary":        func() { os.Exit(cli.Vivary(os.Args[1:], os.Stdout, os.Stderr)) },
 		"create-vivary": func() { os.Exit(cli.Create(os.Args[1:], os.Stdout, os.Stderr)) },

@@ -1,7 +1,8 @@
-// Package faults lets a test stop a real create-vivary process at a chosen
-// step of a write and kill it there, so crash safety is proved with a real
-// SIGKILL rather than a simulated one. It is compiled into create-vivary only
-// under the vivary_faults build tag; shipped binaries never contain it.
+// Package faults lets a test stop a create-vivary process at a chosen step
+// of a write, so crash safety is proved on a process that really ends
+// there. It is compiled into create-vivary only under the vivary_faults
+// build tag (and into test binaries that call Install); shipped binaries
+// never contain it.
 package faults
 
 import (
@@ -14,38 +15,48 @@ import (
 	"github.com/vivary-dev/vivary-go/workspace/write"
 )
 
-// Env names the fault: VIVARY_FAULT=<step>#<n>, for the nth occurrence of a
-// write.Step ("rename#1").
-const Env = "VIVARY_FAULT"
+// The environment names a fault as <step>#<n>, the nth occurrence of a
+// write.Step ("rename#1"):
+const (
+	// Env: the process writes "<step> <path>\n" to file descriptor 3, a pipe
+	// the test holds, and waits there for the test's SIGKILL. The line is
+	// the event the test waits for, so no test sleeps to synchronise.
+	Env = "VIVARY_FAULT"
+	// ExitEnv: the process exits with status 137 at once, running no
+	// deferred cleanup, as if killed there (for testscript stories).
+	ExitEnv = "VIVARY_FAULT_EXIT"
+)
 
-// Install arms write.Hook from the environment. At the chosen step the
-// process writes "<step> <path>\n" to file descriptor 3, a pipe the test
-// holds, and then waits to be killed: the line is the event the test waits
-// for, so no test ever sleeps to synchronise with it.
+// Install arms write.Hook from the environment, if it names a fault.
 func Install() {
-	spec := os.Getenv(Env)
-	if spec == "" {
-		return
+	if spec := os.Getenv(Env); spec != "" {
+		arm(spec, func(s write.Step, rel string) {
+			signal := os.NewFile(3, "fault")
+			fmt.Fprintf(signal, "%s %s\n", s, rel)
+			signal.Close()
+			for {
+				time.Sleep(time.Hour)
+			}
+		})
+	} else if spec := os.Getenv(ExitEnv); spec != "" {
+		arm(spec, func(write.Step, string) { os.Exit(137) })
 	}
+}
+
+func arm(spec string, stop func(write.Step, string)) {
 	step, nth, ok := strings.Cut(spec, "#")
 	n, err := strconv.Atoi(nth)
 	if !ok || err != nil || n < 1 {
-		fmt.Fprintf(os.Stderr, "%s must be <step>#<n>\n", Env)
+		fmt.Fprintln(os.Stderr, "a fault must be <step>#<n>")
 		os.Exit(3)
 	}
 	seen := 0
 	write.Hook = func(s write.Step, rel string) error {
-		if string(s) != step {
-			return nil
+		if string(s) == step {
+			if seen++; seen == n {
+				stop(s, rel)
+			}
 		}
-		if seen++; seen != n {
-			return nil
-		}
-		signal := os.NewFile(3, "fault")
-		fmt.Fprintf(signal, "%s %s\n", s, rel)
-		signal.Close()
-		for {
-			time.Sleep(time.Hour)
-		}
+		return nil
 	}
 }

@@ -1,0 +1,237 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/vivary-dev/vivary-go/adopt"
+	"github.com/vivary-dev/vivary-go/doctor"
+	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/scaffold"
+)
+
+const adoptHelp = `Usage: create-vivary adopt DIR [--preset P] [--adapter agents|claude]... [--apply HASH] [--json]
+       create-vivary adopt DIR --recover [--apply HASH] [--json]
+
+Turns an existing folder (notes, a docs tree, a Git checkout) into a
+thin-v0.3 workspace. It only creates the missing contract files, appends one
+managed block to the end of AGENTS.md and .gitignore, and replaces stale
+generated adapters; nothing of yours is moved, deleted or rewritten.
+
+Without --apply it previews: it writes nothing and prints the plan and its
+plan_hash. With --apply HASH it recomputes the plan and writes only if the
+hash is the same, journaling every step in .vivary/runtime/, then runs
+Doctor and restores every file if Doctor fails. The hash binds this folder,
+the options, the bytes of every file the plan creates, patches or keeps,
+and the type-policy inputs; other notes may change in between.
+
+Outside Git (or inside a larger Git worktree) the .gitignore must be exactly
+Vivary's block: a .gitignore with rules of its own is a conflict to fix
+first (run git init so Git's rules apply, or remove them).
+
+--recover previews undoing an adoption a crash interrupted (from its
+journal or the marker line in .gitignore), with its own hash; --recover
+--apply HASH restores every file to its original bytes.
+
+Flags:
+  --preset P    coding, second-brain, knowledge-work or writing (default: the
+                one workspace.toml declares, else inferred from the files)
+  --adapter A   agents or claude: a generated skill file; repeatable
+  --apply HASH  apply the approved plan (or recovery) hash
+  --recover     preview or apply the recovery of an interrupted adoption
+  --json        print the result as JSON
+
+Exit status: 0 applicable or done, 1 the plan has conflicts, 2 usage error
+or refusal.
+`
+
+func runAdopt(args []string, stdout, stderr io.Writer) int {
+	const prog = "create-vivary adopt"
+	fs := newFlags("adopt", adoptHelp, stderr)
+	preset := fs.String("preset", "", "")
+	var adapters multi
+	fs.Var(&adapters, "adapter", "")
+	apply := fs.String("apply", "", "")
+	recover := fs.Bool("recover", false, "")
+	asJSON := fs.Bool("json", false, "")
+	pos, done, err := parse(fs, args, adoptHelp, stdout)
+	if done {
+		return ExitOK
+	}
+	if err != nil {
+		return usage(prog, err, stderr)
+	}
+	if len(pos) != 1 {
+		return usage(prog, errors.New("exactly one target directory is required"), stderr)
+	}
+	applying := false
+	fs.Visit(func(f *flag.Flag) { applying = applying || f.Name == "apply" })
+	ctx, cancel := signalContext()
+	defer cancel()
+	if *recover {
+		if *preset != "" || len(adapters) > 0 {
+			return usage(prog, errors.New("a recovery uses the interrupted adoption's own options; omit --preset and --adapter"), stderr)
+		}
+		var r *adopt.Recovery
+		if applying {
+			r, err = adopt.Recover(ctx, pos[0], *apply)
+		} else {
+			r, err = adopt.PreviewRecovery(ctx, pos[0])
+		}
+		if err != nil {
+			return refuse(prog, err, *asJSON, stdout, stderr)
+		}
+		printRecovery(stdout, r, applying, *asJSON)
+		return ExitOK
+	}
+	if *preset != "" && !slices.Contains(scaffold.Presets, *preset) {
+		return usage(prog, errors.New("unknown preset; choose one of coding, second-brain, knowledge-work, writing"), stderr)
+	}
+	var selected []string
+	if len(adapters) > 0 {
+		if _, err := scaffold.CheckAdapters(adapters); err != nil {
+			return usage(prog, err, stderr)
+		}
+		selected = adapters
+	}
+	opt := adopt.Options{Preset: *preset, Adapters: selected}
+	var p *adopt.Plan
+	var rep *doctor.Report
+	if applying {
+		p, rep, err = adopt.Apply(ctx, pos[0], opt, *apply)
+	} else {
+		p, err = adopt.Preview(ctx, pos[0], opt)
+	}
+	if err != nil {
+		return refuse(prog, err, *asJSON, stdout, stderr)
+	}
+	printPlan(stdout, p, rep, applying, *asJSON)
+	if !p.Applicable() {
+		return ExitFindings
+	}
+	return ExitOK
+}
+
+var ignoreModes = map[policy.Mode]string{
+	policy.ModeGit:    "a Git worktree root: the block is appended and Git's rules stay authoritative",
+	policy.ModeNested: "inside a larger Git worktree: the .gitignore must be exactly the block, and the enclosing repository's rules apply too",
+	policy.ModeThin:   "outside Git: the exact block is the whole ignore policy",
+}
+
+// adoptReport is the --json shape of a plan, in this key order.
+type adoptReport struct {
+	OK             bool             `json:"ok"`
+	Mode           string           `json:"mode"`
+	Applied        bool             `json:"applied"`
+	Contract       string           `json:"contract"`
+	Root           string           `json:"root"`
+	Preset         string           `json:"preset"`
+	PresetReason   string           `json:"preset_reason"`
+	Adapters       []string         `json:"adapters"`
+	IgnoreMode     policy.Mode      `json:"ignore_mode"`
+	Creates        []string         `json:"creates"`
+	Patches        []map[string]any `json:"patches"`
+	Replacements   []map[string]any `json:"adapter_replacements"`
+	Kept           []adopt.Kept     `json:"kept"`
+	PolicyInputs   []adopt.Kept     `json:"policy_inputs"`
+	Conflicts      []adopt.Conflict `json:"conflicts"`
+	Inventory      adopt.Inventory  `json:"content_inventory"`
+	NothingToApply bool             `json:"nothing_to_apply"`
+	PlanHash       string           `json:"plan_hash"`
+	Doctor         *doctor.Report   `json:"doctor"`
+}
+
+func printPlan(w io.Writer, p *adopt.Plan, rep *doctor.Report, applied, asJSON bool) {
+	if asJSON {
+		creates, patches, replacements := []string{}, []map[string]any{}, []map[string]any{}
+		for _, a := range p.Actions {
+			switch a.Kind {
+			case adopt.Create:
+				creates = append(creates, a.Path)
+			case adopt.Patch:
+				patches = append(patches, map[string]any{"path": a.Path, "before_hash": a.BeforeHash(), "anchor": "eof", "inserted_text": a.Inserted})
+			case adopt.Replace:
+				replacements = append(replacements, map[string]any{"path": a.Path, "before_hash": a.BeforeHash(), "content_hash": a.AfterHash()})
+			}
+		}
+		mode := "dry-run"
+		if applied {
+			mode = "applied"
+		}
+		_ = writeJSON(w, adoptReport{OK: p.Applicable(), Mode: mode, Applied: applied, Contract: policy.ThinContract,
+			Root: p.Root, Preset: p.Preset, PresetReason: p.PresetReason, Adapters: p.Adapters, IgnoreMode: p.IgnoreMode,
+			Creates: creates, Patches: patches, Replacements: replacements, Kept: p.Kept, PolicyInputs: p.PolicyInputs,
+			Conflicts: p.Conflicts, Inventory: p.Inventory, NothingToApply: len(p.Actions) == 0, PlanHash: p.Hash, Doctor: rep})
+		return
+	}
+	would := map[string]string{adopt.Create: "would create", adopt.Patch: "would append the Vivary block to", adopt.Replace: "would replace the stale generated adapter"}
+	head := "would adopt Vivary onto"
+	if applied {
+		would = map[string]string{adopt.Create: "created", adopt.Patch: "appended the Vivary block to", adopt.Replace: "replaced the stale generated adapter"}
+		head = "adopted Vivary onto"
+	}
+	fmt.Fprintf(w, "create-vivary adopt: %s %s\n", head, p.Root)
+	fmt.Fprintf(w, "preset: %s (%s)\n", p.Preset, p.PresetReason)
+	fmt.Fprintf(w, "ignore rules: %s\n", ignoreModes[p.IgnoreMode])
+	for _, a := range p.Actions {
+		fmt.Fprintf(w, "  %s: %s\n", would[a.Kind], a.Path)
+	}
+	for _, k := range p.Kept {
+		fmt.Fprintf(w, "  exists, kept: %s\n", k.Path)
+	}
+	for _, c := range p.Conflicts {
+		fmt.Fprintf(w, "  conflict: %s: %s\n", c.Path, c.Reason)
+	}
+	fmt.Fprintf(w, "plan_hash: %s\n", p.Hash)
+	switch {
+	case applied && rep != nil:
+		fmt.Fprintf(w, "doctor: ok (%d node(s), %d edge(s), %d broken)\n", rep.Graph.Nodes, rep.Graph.Edges, rep.Graph.Broken)
+		for _, warn := range rep.Warnings {
+			fmt.Fprintln(w, "  warning: "+warn)
+		}
+	case !p.Applicable():
+		fmt.Fprintln(w, "fix the conflicts above, then preview again")
+	case len(p.Actions) == 0:
+		fmt.Fprintln(w, "nothing to apply: this folder is already adopted")
+	default:
+		fmt.Fprintf(w, "apply with: --apply %s\n", p.Hash)
+	}
+}
+
+func printRecovery(w io.Writer, r *adopt.Recovery, applied, asJSON bool) {
+	if asJSON {
+		mode := "recovery-dry-run"
+		if applied {
+			mode = "recovered"
+		}
+		var plan any
+		if r.PlanHash != "" {
+			plan = r.PlanHash
+		}
+		_ = writeJSON(w, map[string]any{"ok": true, "mode": mode, "recovered": applied, "root": r.Root, "source": r.Source,
+			"transaction_plan_hash": plan, "recovery_actions": r.Steps, "recovery_plan_hash": r.Hash})
+		return
+	}
+	if len(r.Steps) == 0 {
+		fmt.Fprintf(w, "create-vivary adopt: nothing to recover in %s: no adoption was interrupted here\n", r.Root)
+		return
+	}
+	head := "would recover"
+	if applied {
+		head = "recovered"
+	}
+	from := map[string]string{"journal": "from its journal", "marker": "from the marker line in .gitignore", "temps": "(only temp files were left)"}
+	fmt.Fprintf(w, "create-vivary adopt: %s an interrupted adoption of %s %s\n", head, r.Root, from[r.Source])
+	for _, s := range r.Steps {
+		if s.Operation != "no-op" {
+			fmt.Fprintf(w, "  %s: %s\n", s.Operation, s.Path)
+		}
+	}
+	fmt.Fprintf(w, "recovery_hash: %s\n", r.Hash)
+	if !applied {
+		fmt.Fprintf(w, "apply with: --recover --apply %s\n", r.Hash)
+	}
+}
