@@ -502,3 +502,23 @@ func forge(t *testing.T, j, owner string) string {
 	}
 	return string(out)
 }
+
+// A marker line that is not exactly the one adopt writes, or not at the
+// end, is reported as malformed; adopt and its recovery refuse to guess.
+func TestAMalformedMarker(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "ws")
+	if _, err := greenfield.Init(bg, root, greenfield.Options{Preset: "coding"}); err != nil {
+		t.Fatal(err)
+	}
+	testws.Write(t, root, ".gitignore", policy.GitignoreBlock+"# vivary-adopt-prejournal plan=sha256:00 existed=1\n")
+	rep, err := doctor.Run(bg, root)
+	if err != nil || !slices.Contains(rep.Errors, "malformed pre-journal adoption marker exists in .gitignore; remove the line that starts with `# vivary-adopt-prejournal`") {
+		t.Fatalf("doctor: %v %v", err, rep.Errors)
+	}
+	if p := preview(t, root, adopt.Options{}); p.Applicable() || !strings.Contains(p.Conflicts[0].Reason, "malformed pre-journal adoption marker") {
+		t.Fatalf("conflicts %v", p.Conflicts)
+	}
+	if _, err := adopt.PreviewRecovery(bg, root); err == nil || !strings.Contains(err.Error(), "malformed") {
+		t.Fatalf("PreviewRecovery = %v", err)
+	}
+}

@@ -101,3 +101,59 @@ func TestAdapters(t *testing.T) {
 		t.Errorf("CheckAdapters = %v, %v", got, err)
 	}
 }
+
+// The marker line reads back as written, only as the last line, and only
+// once; anything else that carries its prefix is malformed.
+func TestMarker(t *testing.T) {
+	h := "sha256:" + strings.Repeat("ab", 32)
+	for _, m := range []scaffold.Marker{
+		{Plan: h, Before: "none", Dirs: 2},
+		{Plan: h, Existed: true, Before: h, Size: 1234, Dirs: 0},
+	} {
+		for _, before := range []string{"", "*.log\n", policy.GitignoreBlock} {
+			state, got, clean := scaffold.FindMarker([]byte(before + m.Line()))
+			if state != scaffold.ValidMarker || got != m || string(clean) != before {
+				t.Errorf("FindMarker(%q + %q) = %v %+v %q", before, m.Line(), state, got, clean)
+			}
+		}
+		line := m.Line()
+		for _, bad := range []string{line + "x\n", line + line, strings.TrimSuffix(line, "\n"), strings.Replace(line, "dirs=", "dirs=9", 1),
+			strings.Replace(line, "plan=sha256:ab", "plan=sha256:AB", 1), "# vivary-adopt-prejournal \n", "x # vivary-adopt-prejournal plan=y\n" + line} {
+			if state, _, _ := scaffold.FindMarker([]byte(bad)); state != scaffold.MalformedMarker {
+				t.Errorf("FindMarker(%q) = %v, want malformed", bad, state)
+			}
+		}
+	}
+	if state, _, _ := scaffold.FindMarker([]byte(policy.GitignoreBlock)); state != scaffold.NoMarker {
+		t.Error("the plain block has a marker")
+	}
+	inconsistent := scaffold.Marker{Plan: h, Existed: false, Before: h, Size: 3}
+	if state, _, _ := scaffold.FindMarker([]byte(inconsistent.Line())); state != scaffold.MalformedMarker {
+		t.Error("existed=0 with a before hash is accepted")
+	}
+}
+
+// The adopted config claims only .vivary: the starter types become
+// vivary_record_<type> in .vivary/records, and it is a valid thin config.
+func TestAdoptedWorkspaceTOML(t *testing.T) {
+	s := scaffold.AdoptedWorkspaceTOML("writing", []string{"agents"})
+	raw, err := policy.ParseTOML([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := policy.Compose([]map[string]any{raw}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rf := range scaffold.RecordFolders {
+		if got := cfg.FolderMap[".vivary/records/"+rf.Folder]; got != "vivary_record_"+rf.Type {
+			t.Errorf("%s holds %q", rf.Folder, got)
+		}
+		if _, ok := cfg.FolderMap[rf.Folder]; ok {
+			t.Errorf("the adopted config claims the owner's %s/", rf.Folder)
+		}
+	}
+	if _, ok := cfg.FolderMap["projects"]; ok || cfg.FolderMap[".vivary"] != "project" || cfg.Preset != "writing" {
+		t.Errorf("folder map %v, preset %s", cfg.FolderMap, cfg.Preset)
+	}
+}
