@@ -269,14 +269,30 @@ func TestAdapters(t *testing.T) {
 	}
 }
 
-// When Doctor fails after the writes, every file is restored.
-func TestDoctorFailureRestoresEverything(t *testing.T) {
+// A note Doctor would fail on is a conflict that names it in the preview.
+func TestABrokenNoteIsAConflict(t *testing.T) {
 	root := vault(t)
 	testws.Write(t, root, "notes/bad.md", "---\ntags: [unclosed\n---\n# Bad\n")
+	testws.Write(t, root, ".vivary/private/also-bad.md", "---\ntags: [unclosed\n---\n")
+	p := preview(t, root, adopt.Options{})
+	if len(p.Conflicts) != 1 || p.Conflicts[0].Path != "notes/bad.md" || !strings.Contains(p.Conflicts[0].Reason, "line 2: E001 invalid frontmatter") {
+		t.Fatalf("conflicts %v", p.Conflicts)
+	}
+}
+
+// When Doctor fails after the writes (here: a record whose reference
+// resolves to nothing, a broken edge only the whole graph shows), every
+// file is restored.
+func TestDoctorFailureRestoresEverything(t *testing.T) {
+	root := vault(t)
+	testws.Write(t, root, ".vivary/records/changes/x.md", "---\nproject: p\nstatus: done\nslice: s\nrelated_changes: [nowhere]\n---\n# X\n")
 	before := testws.Hash(t, root)
 	p := preview(t, root, adopt.Options{})
+	if !p.Applicable() {
+		t.Fatalf("conflicts %v", p.Conflicts)
+	}
 	_, _, err := adopt.Apply(bg, root, adopt.Options{}, p.Hash)
-	if err == nil || !strings.Contains(err.Error(), "Doctor failed after adopt: tropo finding: notes/bad.md:") || !strings.Contains(err.Error(), "every file was restored") {
+	if err == nil || !strings.Contains(err.Error(), "Doctor failed after adopt: ") || !strings.Contains(err.Error(), "broken edge") || !strings.Contains(err.Error(), "every file was restored") {
 		t.Fatalf("Apply = %v", err)
 	}
 	if testws.Hash(t, root) != before {

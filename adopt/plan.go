@@ -132,6 +132,9 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, opt Options)
 		return nil, err
 	}
 	pl.adapters()
+	if err := pl.notes(ctx, sv); err != nil {
+		return nil, err
+	}
 	p.sortAndDirs(ws)
 	p.caps = pl.caps
 	if p.Hash, err = p.hash(); err != nil {

@@ -16,6 +16,7 @@ type survey struct {
 	inventory   Inventory
 	md, code    int      // the preset vote
 	ignoreFiles []string // every .gitignore the producers' walk would meet
+	markdown    []string // every regular single-link Markdown file within the size limit
 }
 
 // Build output and tool folders whose files say nothing about the preset.
@@ -66,8 +67,14 @@ func walk(ws *workspace.Workspace) (*survey, error) {
 				if err := visit(rel, counted && !uncounted[e.Name] && !strings.HasPrefix(e.Name, ".")); err != nil {
 					return err
 				}
-			case e.IsRegular() && counted:
-				s.count(rel, e.Name)
+			case e.IsRegular():
+				if l := strings.ToLower(e.Name); (strings.HasSuffix(l, ".md") || strings.HasSuffix(l, ".markdown")) &&
+					e.Nlink == 1 && e.Size <= limits.MaxFileBytes {
+					s.markdown = append(s.markdown, rel)
+				}
+				if counted {
+					s.count(rel, e.Name)
+				}
 			}
 		}
 		return nil

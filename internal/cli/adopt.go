@@ -26,7 +26,8 @@ plan_hash. With --apply HASH it recomputes the plan and writes only if the
 hash is the same, journaling every step in .vivary/runtime/, then runs
 Doctor and restores every file if Doctor fails. The hash binds this folder,
 the options, the bytes of every file the plan creates, patches or keeps,
-and the type-policy inputs; other notes may change in between.
+and the type-policy inputs; other notes may change in between. The preview
+also checks your notes as Doctor will: an error in one is a conflict.
 
 Outside Git (or inside a larger Git worktree) the .gitignore must be exactly
 Vivary's block: a .gitignore with rules of its own is a conflict to fix

@@ -25,8 +25,8 @@ Usage:
 
 Run 'create-vivary COMMAND --help' for the flags of one command.
 
-Exit status: 0 done or healthy, 1 problems found (doctor), 2 usage error or
-refused (nothing was written).
+Exit status: 0 done or healthy, 1 problems found (doctor) or conflicts (adopt),
+2 usage error or refused (nothing was written).
 `
 
 // Create runs the create-vivary command line and returns its exit code.
