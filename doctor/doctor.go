@@ -220,6 +220,7 @@ var tempFolders = []string{"", ".vivary", ".vivary/runtime", ".vivary/records/ch
 var tempFix = map[string]string{
 	"record": "the next create-vivary record --apply removes it",
 	"adopt":  "`create-vivary adopt DIR --recover` removes it",
+	"init":   "running create-vivary init again finishes the init and removes it",
 }
 
 // leftovers reports the temp files a killed write left behind. They are
