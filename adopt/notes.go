@@ -59,10 +59,15 @@ func (pl *planner) notes(ctx context.Context, sv *survey) error {
 	}
 	reader := pl.ws.NewReader()
 	defer reader.Close()
+	var total int64
 	for _, rel := range cands {
 		data, _, err := reader.ReadFile(rel, limits.MaxFileBytes, nil)
 		if err != nil {
 			continue
+		}
+		// Past what one snapshot may read, Doctor's own refusal will say so.
+		if total += int64(len(data)); total > limits.MaxAggregateBytes {
+			return nil
 		}
 		text := string(data)
 		if guard.Credential(text) || guard.ContainsRoot(text, pl.ws.Root()) {
