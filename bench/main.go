@@ -11,6 +11,7 @@
 // printed with the run: the machine may be busy.
 //
 //	go run ./bench [-notes N] [-runs N] [-git=false] [-mcp=false]
+//	go run ./bench -notes N -gen DIR   (only write the workspace)
 package main
 
 import (
@@ -86,7 +87,15 @@ func main() {
 	withGit := flag.Bool("git", true, "measure the same tree as a Git worktree too")
 	withMCP := flag.Bool("mcp", true, "measure warm calls over MCP (a vivary-mcp process per workspace)")
 	warmRoot := flag.String("warm", "", "internal: measure the warm calls on this workspace in this process and print them")
+	gen := flag.String("gen", "", "only write the generated workspace of -notes notes into this new folder, for measuring by hand")
 	flag.Parse()
+	if *gen != "" {
+		if err := benchgen.Write(*gen, *notes, 5000); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *warmRoot != "" {
 		if err := measureWarm(*warmRoot, *runs); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
