@@ -404,7 +404,7 @@ func testFreshnessGitIgnore(t *testing.T, newReader func(*workspace.Workspace) *
 		}
 		return ids(res)
 	}
-	if q() != "quokka" || q() != "quokka" {
+	if cold, warm := q(), q(); cold != "quokka" || warm != "quokka" {
 		t.Fatal("warm query lost the file")
 	}
 	// Each input Git decides from, inside the workspace and out, shows on

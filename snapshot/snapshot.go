@@ -195,7 +195,7 @@ func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, pr
 				col.add("document", "too_large", 1)
 				col.complete = false
 			}
-			snap.stamps = append(snap.stamps, stamp{c.rel, c.info})
+			snap.stamps = append(snap.stamps, stamp(c))
 			if fd != nil {
 				fd.pathWatch(ws, c.rel, c.info)
 			}

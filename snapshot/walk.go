@@ -96,7 +96,7 @@ func (w *walker) prune(dirs []candidate) ([]string, error) {
 		case policy.IsExcluded(d.rel, w.exclude):
 			w.col.add("document", "config_excluded", 1)
 		default:
-			w.en.stamps = append(w.en.stamps, stamp{d.rel, d.info})
+			w.en.stamps = append(w.en.stamps, stamp(d))
 			enter = append(enter, d.rel)
 		}
 	}
