@@ -1,12 +1,17 @@
 // Command bench measures the read producers on a generated, realistic
 // workspace (by default 4,997 typed notes plus the five scaffold files,
-// about 25 MiB) and prints, for query, find, check and capsule: the cold call
-// (a fresh `vivary` process) and the warm call (one process, unchanged tree)
-// median and p95, peak RSS, and the same figures for `rg --hidden -c WORD`
-// over the tree as the physical floor. Figures are only comparable within one run, so
-// it also prints each cold median as a multiple of the rg floor.
+// about 25 MiB; -notes N for another size) and prints, for query, find,
+// check and capsule: the cold call (a fresh `vivary` process, spawn to
+// answer), the warm call in one process on an unchanged tree, the warm call
+// over MCP (one vivary-mcp process, spawn to its first answer, then p50 and
+// p95 per producer), freshness on an unchanged tree (change feed and stat),
+// peak RSS, and the same figures for `rg -l --hidden WORD` over the tree as
+// the floor. Figures are only comparable within one run, so every time is
+// also given as a multiple of the rg median, and the load average is
+// printed with the run: the machine may be busy.
 //
-//	go run ./bench [-notes N] [-runs N]
+//	go run ./bench [-notes N] [-runs N] [-git=false] [-mcp=false]
+//	go run ./bench -notes N -gen DIR   (only write the workspace)
 package main
 
 import (
@@ -18,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -76,10 +82,20 @@ func selfRSS() int64 {
 }
 
 func main() {
-	notes := flag.Int("notes", 4997, "typed notes to generate (the scaffold adds 3 Markdown files; 5,000 is the limit)")
+	notes := flag.Int("notes", 4997, "typed notes to generate (the scaffold adds 3 Markdown files)")
 	runs := flag.Int("runs", 15, "calls per measurement")
+	withGit := flag.Bool("git", true, "measure the same tree as a Git worktree too")
+	withMCP := flag.Bool("mcp", true, "measure warm calls over MCP (a vivary-mcp process per workspace)")
 	warmRoot := flag.String("warm", "", "internal: measure the warm calls on this workspace in this process and print them")
+	gen := flag.String("gen", "", "only write the generated workspace of -notes notes into this new folder, for measuring by hand")
 	flag.Parse()
+	if *gen != "" {
+		if err := benchgen.Write(*gen, *notes, 5000); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *warmRoot != "" {
 		if err := measureWarm(*warmRoot, *runs); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -87,13 +103,29 @@ func main() {
 		}
 		return
 	}
-	if err := run(*notes, *runs); err != nil {
+	if err := run(*notes, *runs, *withGit, *withMCP); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(notes, runs int) error {
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
+
+func ratio(d, floor time.Duration) string { return fmt.Sprintf("%.2fx", float64(d)/float64(floor)) }
+
+func run(notes, runs int, withGit, withMCP bool) error {
 	rg, err := findRipgrep()
 	if err != nil {
 		return err
@@ -103,22 +135,30 @@ func run(notes, runs int) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "vivary")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/vivary")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return err
+	bin, mcpBin := filepath.Join(tmp, "vivary"), filepath.Join(tmp, "vivary-mcp")
+	for _, b := range [][2]string{{bin, "./cmd/vivary"}, {mcpBin, "./mcp/cmd/vivary-mcp"}} {
+		build := exec.Command("go", "build", "-o", b[0], b[1])
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			return err
+		}
 	}
 	// The same tree twice: outside Git (the exact ignore block decides) and
 	// as a Git worktree (git check-ignore decides), the usual home of notes.
 	thin, inGit := filepath.Join(tmp, "ws"), filepath.Join(tmp, "git")
-	for _, root := range []string{thin, inGit} {
+	roots := []string{thin}
+	if withGit {
+		roots = append(roots, inGit)
+	}
+	for _, root := range roots {
 		if err := benchgen.Write(root, notes, 5000); err != nil {
 			return err
 		}
 	}
-	if out, err := exec.Command("git", "-C", inGit, "init", "-q").CombinedOutput(); err != nil {
-		return fmt.Errorf("git init: %v\n%s", err, out)
+	if withGit {
+		if out, err := exec.Command("git", "-C", inGit, "init", "-q").CombinedOutput(); err != nil {
+			return fmt.Errorf("git init: %v\n%s", err, out)
+		}
 	}
 	var size int64
 	filepath.Walk(thin, func(_ string, info os.FileInfo, _ error) error {
@@ -128,14 +168,14 @@ func run(notes, runs int) error {
 		return nil
 	})
 	time.Sleep(100 * time.Millisecond) // past the racy window of the snapshot
-	fmt.Printf("workspace: %d Markdown files, %.1f MiB; %d calls each\n\n", notes+3, float64(size)/(1<<20), runs)
+	fmt.Printf("workspace: %d Markdown files, %.1f MiB; %d calls each; load average %s\n\n", notes+3, float64(size)/(1<<20), runs, loadavg())
 
 	// --hidden: the notes live under .vivary/, which rg skips by default; the
 	// floor must read the same files the producers read.
-	floorCmd := &cold{name: rg, args: []string{"--hidden", "-c", "quokka", thin}}
+	floorCmd := &cold{name: rg, args: []string{"-l", "--hidden", "quokka", thin}}
 	cmds := []*cold{floorCmd}
 	var names []string
-	for _, root := range []string{thin, inGit} {
+	for _, root := range roots {
 		suffix := ""
 		if root == inGit {
 			suffix = " (git)"
@@ -155,12 +195,12 @@ func run(notes, runs int) error {
 	// Warm calls run in one child process per workspace, as one vivary-mcp
 	// serves one workspace, so its peak RSS is that of one snapshot.
 	var warm []stats
-	var warmRSS []int64
+	var reps []warmReport
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	for _, root := range []string{thin, inGit} {
+	for _, root := range roots {
 		out, err := exec.Command(self, "-warm", root, "-runs", fmt.Sprint(runs)).Output()
 		if err != nil {
 			return fmt.Errorf("warm calls: %v", err)
@@ -172,19 +212,55 @@ func run(notes, runs int) error {
 		for _, ds := range rep.Calls {
 			warm = append(warm, summarize(ds, rep.PeakKiB))
 		}
-		warmRSS = append(warmRSS, rep.PeakKiB)
+		reps = append(reps, rep)
+	}
+	var mcps []*mcpReport
+	if withMCP {
+		for _, root := range roots {
+			rep, err := measureMCP(mcpBin, root, runs)
+			if err != nil {
+				return fmt.Errorf("vivary-mcp: %v", err)
+			}
+			mcps = append(mcps, rep)
+		}
 	}
 	floor := summarize(floorCmd.ds, floorCmd.peak)
-	const row = "%-14s %12v %12v %8dMi %12v %12v %8.1fx\n"
-	fmt.Printf("%-14s %12s %12s %10s %12s %12s %9s\n", "call", "cold median", "cold p95", "cold RSS", "warm median", "warm p95", "cold/rg")
-	fmt.Printf("%-14s %12v %12v %8dMi %12s %12s %9s\n", "rg", floor.median.Round(time.Microsecond), floor.p95.Round(time.Microsecond), floor.rssKiB/1024, "-", "-", "1.0x")
+	fmt.Printf("rg -l --hidden: median %s, p95 %s, peak RSS %d MiB (the 1.00x below)\n\n", ms(floor.median), ms(floor.p95), floor.rssKiB/1024)
+	fmt.Printf("%-16s %22s %22s %9s %22s %22s\n", "call", "cold median (x rg)", "cold p95 (x rg)", "cold RSS", "warm p50 (x rg)", "warm p95 (x rg)")
 	for i, name := range names {
 		cold := summarize(cmds[i+1].ds, cmds[i+1].peak)
-		fmt.Printf(row, name, cold.median.Round(time.Microsecond), cold.p95.Round(time.Microsecond),
-			cold.rssKiB/1024, warm[i].median.Round(time.Microsecond), warm[i].p95.Round(time.Microsecond), float64(cold.median)/float64(floor.median))
+		fmt.Printf("%-16s %12s %9s %12s %9s %7dMi %12s %9s %12s %9s\n", name,
+			ms(cold.median), ratio(cold.median, floor.median), ms(cold.p95), ratio(cold.p95, floor.median), cold.rssKiB/1024,
+			ms(warm[i].median), ratio(warm[i].median, floor.median), ms(warm[i].p95), ratio(warm[i].p95, floor.median))
 	}
-	fmt.Printf("\nwarm process peak RSS: %d MiB outside Git, %d MiB in Git\n", warmRSS[0]/1024, warmRSS[1]/1024)
+	fmt.Println()
+	for i, root := range roots {
+		where := "outside Git"
+		if root == inGit {
+			where = "in Git"
+		}
+		f, fs := summarize(reps[i].Fresh, 0), summarize(reps[i].FreshStat, 0)
+		fmt.Printf("%s: freshness on an unchanged tree: change feed p50 %s p95 %s; stat of every input p50 %s p95 %s (%s)\n",
+			where, fmtDur(f.median), fmtDur(f.p95), ms(fs.median), ms(fs.p95), ratio(fs.median, floor.median))
+		fmt.Printf("%s: warm process peak RSS %d MiB = %.2fx the corpus (%.1f MiB)\n", where, reps[i].PeakKiB/1024, float64(reps[i].PeakKiB*1024)/float64(size), float64(size)/(1<<20))
+		if withMCP {
+			m := mcps[i]
+			fmt.Printf("%s: vivary-mcp spawn -> first answer (check) %s (%s); peak RSS %d MiB\n", where, ms(m.first), ratio(m.first, floor.median), m.peak/1024)
+			for j, name := range callNames {
+				st := summarize(m.calls[j], 0)
+				fmt.Printf("    warm over MCP %-8s p50 %s (%s)  p95 %s (%s)\n", name, ms(st.median), ratio(st.median, floor.median), ms(st.p95), ratio(st.p95, floor.median))
+			}
+		}
+	}
+	fmt.Printf("\nload average at the end: %s\n", loadavg())
 	return nil
+}
+
+func fmtDur(d time.Duration) string {
+	if d < time.Millisecond {
+		return fmt.Sprintf("%.0f µs", float64(d)/1e3)
+	}
+	return ms(d)
 }
 
 // findRipgrep finds rg, installing Debian's ripgrep package when it is
@@ -210,9 +286,13 @@ func findRipgrep() (string, error) {
 var callNames = []string{"query", "find", "check", "capsule"}
 
 type warmReport struct {
-	Calls   [][]time.Duration
-	PeakKiB int64
+	Calls     [][]time.Duration
+	Fresh     []time.Duration // a snapshot proved fresh by the change feed
+	FreshStat []time.Duration // the same by a stat of every input
+	PeakKiB   int64
 }
+
+var questions = []string{"quokka privacy", "snapshot cache budget", "wombat gate verification", "dingo frame timeout", "how does the policy admit paths"}
 
 // measureWarm loads one snapshot, then times runs calls of each producer on
 // the unchanged tree, rotating five questions, and prints a warmReport.
@@ -222,9 +302,10 @@ func measureWarm(root string, runs int) error {
 		return err
 	}
 	defer ws.Close()
-	r := produce.NewReader(ws)
+	r := produce.NewServingReader(ws)
+	defer r.Close()
 	ctx := context.Background()
-	queries := []string{"quokka privacy", "snapshot cache budget", "wombat gate verification", "dingo frame timeout", "how does the policy admit paths"}
+	queries := questions
 	calls := map[string]func(i int) error{
 		"query": func(i int) error {
 			_, err := r.Query(ctx, produce.QueryArgs{Text: queries[i%len(queries)], Limit: 10, SnippetChars: 160})
@@ -259,6 +340,26 @@ func measureWarm(root string, runs int) error {
 		}
 		rep.Calls = append(rep.Calls, ds)
 	}
+	// The peak before a second snapshot (the stat reader's) is loaded: one
+	// process serves one snapshot.
 	rep.PeakKiB = selfRSS()
+	for _, rd := range []*produce.Reader{r, produce.NewReader(ws)} {
+		if _, err := rd.Snapshot(ctx); err != nil {
+			return err
+		}
+		var ds []time.Duration
+		for i := 0; i < runs; i++ {
+			start := time.Now()
+			if _, err := rd.Snapshot(ctx); err != nil {
+				return err
+			}
+			ds = append(ds, time.Since(start))
+		}
+		if rd == r {
+			rep.Fresh = ds
+		} else {
+			rep.FreshStat = ds
+		}
+	}
 	return json.NewEncoder(os.Stdout).Encode(rep)
 }

@@ -3,6 +3,7 @@ package graph
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vivary-dev/vivary-go/guard"
 )
@@ -34,7 +35,7 @@ func parseSimple(fm string) (*Frontmatter, bool) {
 			items := []any{}
 			if guard.TrimSpace(inner) != "" {
 				for _, it := range strings.Split(inner, ",") {
-					s, ok := simpleScalar(guard.TrimSpace(it))
+					s, ok := fastScalar(guard.TrimSpace(it))
 					if !ok {
 						return nil, false
 					}
@@ -43,7 +44,7 @@ func parseSimple(fm string) (*Frontmatter, bool) {
 			}
 			v = items
 		} else {
-			s, ok := simpleScalar(val)
+			s, ok := fastScalar(val)
 			if !ok {
 				return nil, false
 			}
@@ -53,6 +54,41 @@ func parseSimple(fm string) (*Frontmatter, bool) {
 		out.Fields = append(out.Fields, Field{Key: key, Value: v, Line: i + 2})
 	}
 	return out, true
+}
+
+// fastScalar is a quoted or a plain simple scalar.
+func fastScalar(s string) (any, bool) {
+	if s != "" && (s[0] == '"' || s[0] == '\'') {
+		return quotedScalar(s)
+	}
+	return simpleScalar(s)
+}
+
+// quotedScalar accepts a whole `"…"` or `'…'` value without escapes (no
+// backslash in double quotes, no quote inside either): YAML reads it as
+// exactly the text between the quotes, always a string, even "true" or
+// "42". Titles are written this way (`title: "Privacy: what is never
+// read"`). Only printable characters YAML allows are taken, and no Python
+// whitespace beyond the space, which the slow path would rewrite first.
+func quotedScalar(s string) (any, bool) {
+	if len(s) < 2 || s[len(s)-1] != s[0] || !utf8.ValidString(s) {
+		return nil, false
+	}
+	inner := s[1 : len(s)-1]
+	for _, r := range inner {
+		switch {
+		case r == rune(s[0]) || r == '\\':
+			return nil, false
+		case r >= 0x20 && r <= 0x7e:
+		case r >= 0xa0 && r <= 0xd7ff, r >= 0xe000 && r <= 0xfffd && r != 0xfeff, r >= 0x10000 && r <= 0x10ffff:
+			if guard.IsSpace(r) {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	return inner, true
 }
 
 func simpleKey(k string) bool {

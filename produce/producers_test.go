@@ -15,6 +15,7 @@ import (
 	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/workspace"
 )
 
 func ids(res *produce.QueryResult) string {
@@ -296,10 +297,20 @@ func TestResultLimit(t *testing.T) {
 	}
 }
 
-// Every change to the tree shows on the very next call of a warm Reader.
+// Every change to the tree shows on the very next call of a warm Reader,
+// revalidated by stat or by the kernel's change feed.
 func TestFreshness(t *testing.T) {
+	for name, newReader := range map[string]func(*workspace.Workspace) *produce.Reader{
+		"stat": produce.NewReader, "feed": produce.NewServingReader,
+	} {
+		t.Run(name, func(t *testing.T) { testFreshness(t, newReader) })
+	}
+}
+
+func testFreshness(t *testing.T, newReader func(*workspace.Workspace) *produce.Reader) {
 	root := fixture(t)
-	r := produce.NewReader(bindWS(t, root))
+	r := newReader(bindWS(t, root))
+	defer r.Close()
 	query := func() *produce.QueryResult {
 		res, err := r.Query(bg, produce.QueryArgs{Text: "quokka", Limit: 10, SnippetChars: 40})
 		if err != nil {
@@ -367,6 +378,14 @@ func TestFreshness(t *testing.T) {
 }
 
 func TestFreshnessGitIgnore(t *testing.T) {
+	for name, newReader := range map[string]func(*workspace.Workspace) *produce.Reader{
+		"stat": produce.NewReader, "feed": produce.NewServingReader,
+	} {
+		t.Run(name, func(t *testing.T) { testFreshnessGitIgnore(t, newReader) })
+	}
+}
+
+func testFreshnessGitIgnore(t *testing.T, newReader func(*workspace.Workspace) *produce.Reader) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
@@ -376,7 +395,8 @@ func TestFreshnessGitIgnore(t *testing.T) {
 	testws.Git(t, root, "init", "-q")
 	testws.Write(t, root, "notes/deep/quokka.md", "# Quokka\n")
 	time.Sleep(80 * time.Millisecond)
-	r := produce.NewReader(bindWS(t, root))
+	r := newReader(bindWS(t, root))
+	defer r.Close()
 	q := func() string {
 		res, err := r.Query(bg, produce.QueryArgs{Text: "quokka", Limit: 10})
 		if err != nil {
@@ -384,7 +404,7 @@ func TestFreshnessGitIgnore(t *testing.T) {
 		}
 		return ids(res)
 	}
-	if q() != "quokka" || q() != "quokka" {
+	if cold, warm := q(), q(); cold != "quokka" || warm != "quokka" {
 		t.Fatal("warm query lost the file")
 	}
 	// Each input Git decides from, inside the workspace and out, shows on

@@ -35,6 +35,17 @@ func NewReader(ws *workspace.Workspace) *Reader {
 	return &Reader{ws: ws, source: snapshot.NewSource(ws, snapshot.Options{})}
 }
 
+// NewServingReader returns a Reader for a long-lived process (vivary-mcp):
+// its snapshots are kept fresh by the kernel's change feed where there is
+// one, so a call on an unchanged tree costs the same at any size. Close it
+// when done.
+func NewServingReader(ws *workspace.Workspace) *Reader {
+	return &Reader{ws: ws, source: snapshot.NewSource(ws, snapshot.Options{Watch: true})}
+}
+
+// Close releases the change feed; the Reader keeps working by stat.
+func (r *Reader) Close() { r.source.Close() }
+
 // Workspace is the bound workspace.
 func (r *Reader) Workspace() *workspace.Workspace { return r.ws }
 

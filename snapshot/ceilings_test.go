@@ -60,7 +60,7 @@ func TestCeilingsAtMaxAndOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	en, err := enumerate(bg, ws, rules, base.Config.Exclude, true, &collector{rows: map[[2]string]int{}})
+	en, err := enumerate(bg, ws, nil, rules, base.Config.Exclude, true, &collector{rows: map[[2]string]int{}})
 	if err != nil {
 		t.Fatal(err)
 	}

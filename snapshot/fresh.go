@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -46,6 +47,9 @@ func racy(stamps []stamp, outside []policy.Outside, started time.Time) bool {
 // unchanged reports whether every stamp and outside input still has the
 // very same identity, size and times.
 func unchanged(ws *workspace.Workspace, stamps []stamp, outside []policy.Outside) bool {
+	if statCount != nil {
+		statCount(len(stamps) + len(outside))
+	}
 	rels := make([]string, len(stamps))
 	for i, st := range stamps {
 		rels[i] = st.rel
@@ -67,6 +71,10 @@ func unchanged(ws *workspace.Workspace, stamps []stamp, outside []policy.Outside
 	return true
 }
 
+// statCount, when set, learns how many inputs each revalidation stats;
+// only tests set it.
+var statCount func(n int)
+
 // Fresh reports whether the snapshot still describes the tree: nothing racy,
 // the root anchored, and every admitted file, walked directory and policy
 // input with the very same identity, size and times.
@@ -74,15 +82,56 @@ func (s *Snapshot) Fresh(ws *workspace.Workspace) bool {
 	return !s.racy && ws.Check() == nil && unchanged(ws, s.stamps, s.outside)
 }
 
+// feed is a kernel change feed over the walked folders and read
+// documents (see feed_linux.go).
+type feed interface {
+	dirOpened(fd int, rel string)
+	fileOpened(fd int, rel string)
+	// pathWatch watches a file the snapshot stamps but never opens, and
+	// checks it still has the stamp it was judged by.
+	pathWatch(ws *workspace.Workspace, rel string, info workspace.Info)
+	// drain returns what changed since the last drain; ok is false when
+	// the feed cannot vouch for the tree any more.
+	drain() (changed map[string]bool, ok bool)
+	usable() bool
+	close()
+}
+
+// Changes is what a Source's new snapshot changed against the one it
+// served before (Since is that one's Generation): the documents added,
+// whose content changed, and removed, by path. Full says the type policy
+// or the privacy policy changed too, so everything derived from every
+// document must be rebuilt. A consumer that keeps a per-document index can
+// update just these documents when its index is of generation Since.
+type Changes struct {
+	Since                   uint64
+	Full                    bool
+	Added, Changed, Removed []string
+}
+
 // Source serves snapshots of one bound workspace to a long-lived process. It
 // keeps the last snapshot in memory (never on disk) and reuses it only after
 // proving it still describes the tree, so a changed, added, deleted or newly
-// ignored file shows on the very next call. Safe for concurrent use.
+// ignored file shows on the very next call.
+//
+// With Watch, the proof on Linux is the kernel's change feed: a watch on
+// every walked folder and read document, drained at the start of every call
+// (a change that completed before the call began is in its answer), plus a
+// stat of the few policy inputs that are not walked (.git's, and those
+// outside the workspace). Nothing changed costs the same at any size. When
+// the feed cannot vouch (no inotify, a watch limit, a network or FUSE
+// filesystem, a queue overflow, any watch error), the call falls back to a
+// stat of every input, as without Watch. After a change, only documents
+// whose path changed or whose stamp differs are read again; the walk and
+// the admission run whole, so a changed policy input re-admits everything.
+// Safe for concurrent use.
 type Source struct {
 	ws   *workspace.Workspace
 	opt  Options
 	mu   sync.Mutex
 	snap *Snapshot
+	feed feed
+	gen  uint64
 }
 
 // NewSource returns a Source over ws; opt applies to every snapshot it takes.
@@ -93,18 +142,109 @@ func NewSource(ws *workspace.Workspace, opt Options) *Source {
 // Workspace is the bound workspace.
 func (s *Source) Workspace() *workspace.Workspace { return s.ws }
 
+// Close releases the change feed. The Source still works after it, by stat.
+func (s *Source) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.feed != nil {
+		s.feed.close()
+		s.feed = nil
+	}
+	s.opt.Watch = false
+}
+
 // Snapshot returns a snapshot that describes the tree now: the last one when
-// it is proved fresh, else a new one.
+// it is proved fresh, else a new one that reuses what is proved unchanged.
 func (s *Source) Snapshot(ctx context.Context) (*Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.snap == nil || !s.snap.Fresh(s.ws) {
-		s.snap = nil
-		snap, err := Take(ctx, s.ws, s.opt)
-		if err != nil {
-			return nil, err
+	prev := s.snap
+	var changed map[string]bool
+	reuse := false
+	if prev != nil {
+		var fresh bool
+		fresh, changed, reuse = s.check(prev)
+		if fresh {
+			return prev, nil
 		}
-		s.snap = snap
 	}
-	return s.snap, nil
+	s.snap = nil
+	if s.opt.Watch && (s.feed == nil || !s.feed.usable()) {
+		if s.feed != nil {
+			s.feed.close()
+		}
+		// A new feed has no watch on a document it did not read, so
+		// nothing is reused under it.
+		s.feed, reuse = newFeed(s.ws.Root()), false
+	}
+	if !reuse {
+		prev = nil
+	}
+	snap, err := take(ctx, s.ws, s.opt, s.feed, prev, changed)
+	if err != nil {
+		return nil, err
+	}
+	s.gen++
+	snap.Generation = s.gen
+	if s.snap = snap; prevOK(prev, s.gen) {
+		snap.Changes = diff(prev, snap)
+	} else {
+		snap.Changes = &Changes{Since: s.gen - 1, Full: true}
+	}
+	return snap, nil
+}
+
+func prevOK(prev *Snapshot, gen uint64) bool { return prev != nil && prev.Generation == gen-1 }
+
+// check decides whether prev still describes the tree. When it does not,
+// changed names the paths the feed saw change (nil when it cannot say), and
+// reuse says whether documents with unchanged stamps may be kept.
+func (s *Source) check(prev *Snapshot) (fresh bool, changed map[string]bool, reuse bool) {
+	if s.ws.Check() != nil {
+		return false, nil, false
+	}
+	if s.feed != nil && s.feed.usable() {
+		changed, ok := s.feed.drain()
+		if ok {
+			if len(changed) == 0 && !prev.racyUnwatched && unchanged(s.ws, prev.unwatched, prev.outside) {
+				return true, nil, false
+			}
+			return false, changed, true
+		}
+	}
+	// No feed to trust: every stamp decides, as everywhere else.
+	if prev.Fresh(s.ws) {
+		return true, nil, false
+	}
+	return false, nil, true
+}
+
+// diff is what changed from prev to next: documents added, read again
+// (their text or stamps changed) and removed, by path; Full when the type
+// policy changed, which changes the analysis of every document.
+func diff(prev, next *Snapshot) *Changes {
+	c := &Changes{Since: prev.Generation}
+	a, errA := prev.configDigest()
+	b, errB := next.configDigest()
+	c.Full = errA != nil || errB != nil || a != b
+	old := make(map[string]*graph.Document, len(prev.Docs))
+	for _, d := range prev.Docs {
+		old[d.Path] = d
+	}
+	for _, d := range next.Docs {
+		was, ok := old[d.Path]
+		switch {
+		case !ok:
+			c.Added = append(c.Added, d.Path)
+		case was != d:
+			c.Changed = append(c.Changed, d.Path)
+		}
+		delete(old, d.Path)
+	}
+	for _, d := range prev.Docs {
+		if _, gone := old[d.Path]; gone {
+			c.Removed = append(c.Removed, d.Path)
+		}
+	}
+	return c
 }

@@ -21,12 +21,14 @@ type docResult struct {
 	prepared any
 	info     workspace.Info
 	outcome  string // "" for a document, else the omission reason
+	kept     bool   // the previous snapshot's, unchanged
 	err      error
 }
 
 // readDocuments reads, screens and analyses the candidates on every core.
 // Results keep the candidates' order, so the snapshot stays deterministic.
-func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidate, cfg *policy.Config, rootName string, opt Options) ([]docResult, error) {
+func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidate, cfg *policy.Config, rootName string, opt Options,
+	fd feed, keep func(string, workspace.Info) (*graph.Document, any)) ([]docResult, error) {
 	out := make([]docResult, len(jobs))
 	workers := runtime.GOMAXPROCS(0)
 	if workers > len(jobs) {
@@ -41,6 +43,9 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 			defer wg.Done()
 			files := ws.NewReader()
 			defer files.Close()
+			if fd != nil {
+				files.Opened = fd.fileOpened
+			}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(jobs) {
@@ -50,8 +55,14 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 					out[i].err = cancelled(ctx)
 					return
 				}
+				if keep != nil {
+					if d, p := keep(jobs[i].rel, jobs[i].info); d != nil {
+						out[i] = docResult{doc: d, prepared: p, info: jobs[i].info, kept: true}
+						continue
+					}
+				}
 				out[i] = readDocument(files, jobs[i], cfg, rootName, root)
-				if out[i].doc != nil && opt.Prepare != nil {
+				if out[i].doc != nil && opt.Prepare != nil && !out[i].kept {
 					out[i].prepared = opt.Prepare(out[i].doc)
 				}
 			}

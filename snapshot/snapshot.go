@@ -40,11 +40,21 @@ type Snapshot struct {
 	// Unreadable are the admitted documents whose read failed (changed
 	// while read, or unavailable), in path order: names the policy let
 	// through, so a message may show them.
-	Unreadable  []string
+	Unreadable []string
+	// Generation counts the snapshots a Source has served (0 from Take);
+	// Changes says what changed against the one before (nil from Take).
+	Generation  uint64
+	Changes     *Changes
 	configFiles []configFile
 	stamps      []stamp
 	racy        bool // some input changed too close to the snapshot to trust its stamps
 	outside     []policy.Outside
+	// unwatched are the policy inputs no walk watches (the fixed ones: the
+	// policy files' and .git's entries); racyUnwatched is racy over them
+	// and the outside inputs, or a read failed.
+	unwatched     []stamp
+	racyUnwatched bool
+	started       time.Time
 }
 
 // Options shape how a snapshot is taken.
@@ -55,6 +65,8 @@ type Options struct {
 	// runs concurrently with itself and must not keep d beyond the
 	// snapshot's life or change it. Its result lands in Snapshot.Prepared.
 	Prepare func(d *graph.Document) any
+	// Watch asks a Source to keep a kernel change feed (see Source).
+	Watch bool
 }
 
 // afterReads runs between the reads and the proof that the policy held;
@@ -70,6 +82,13 @@ type configFile struct {
 // Take builds a fresh snapshot: policy files, a walk of the tree, privacy
 // admission, the reads, and admission again to prove the policy held still.
 func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot, error) {
+	return take(ctx, ws, opt, nil, nil, nil)
+}
+
+// take is Take with a change feed to set watches on (or nil), and the
+// previous snapshot whose documents may be kept where nothing changed (or
+// nil): changed are the paths a feed saw change (nil when none can say).
+func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, prev *Snapshot, changed map[string]bool) (*Snapshot, error) {
 	if err := ws.Check(); err != nil {
 		return nil, err
 	}
@@ -126,11 +145,12 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 		return nil, err
 	}
 	snap.Config = cfg
-	en, err := enumerate(ctx, ws, rules, cfg.Exclude, thin, col)
+	en, err := enumerate(ctx, ws, fd, rules, cfg.Exclude, thin, col)
 	if err != nil {
 		return nil, err
 	}
-	inputs = append(inputs, en.stamps...)
+	fixed := inputs
+	inputs = append(inputs[:len(inputs):len(inputs)], en.stamps...)
 	names := make([]string, 0, len(cfgCands)+len(en.markdown))
 	for _, c := range cfgCands {
 		names = append(names, c.rel)
@@ -139,7 +159,8 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 		names = append(names, c.rel)
 	}
 	// Every name was just listed (or, for the policy files, stat'd) as a
-	// regular single-link file, and every read re-checks its file's identity.
+	// regular file; a hard-linked one is never read, and every read
+	// re-checks its file's identity.
 	popts := policy.Options{IgnoreFiles: en.ignoreFiles, Listed: true}
 	adm, err := rules.Admit(ctx, ws, names, popts)
 	if err != nil {
@@ -165,11 +186,19 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 			col.add("document", "config_excluded", 1)
 			continue
 		}
-		if c.info.Size > ceilings.file {
-			// Left out unread; stamped, so a shorter version shows.
-			col.add("document", "too_large", 1)
-			col.complete = false
-			snap.stamps = append(snap.stamps, stamp{c.rel, c.info})
+		if c.info.Nlink != 1 || c.info.Size > ceilings.file {
+			// Left out unread; stamped and watched, so dropping the other
+			// link or a shorter version shows.
+			if c.info.Nlink != 1 {
+				col.add("document", "hard_link_or_nonregular", 1)
+			} else {
+				col.add("document", "too_large", 1)
+				col.complete = false
+			}
+			snap.stamps = append(snap.stamps, stamp(c))
+			if fd != nil {
+				fd.pathWatch(ws, c.rel, c.info)
+			}
 			continue
 		}
 		total += c.info.Size
@@ -181,7 +210,11 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 	if total > budget {
 		return nil, tooManyBytes(total+ceilings.bytes-budget, thin)
 	}
-	results, err := readDocuments(ctx, ws, jobs, cfg, rootName, opt)
+	keep, err := snap.keepable(prev, changed)
+	if err != nil {
+		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
+	}
+	results, err := readDocuments(ctx, ws, jobs, cfg, rootName, opt, fd, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -230,6 +263,8 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 	snap.stamps = append(snap.stamps, inputs...)
 	snap.outside = adm.Outside // the session's: its folder answers came from them too
 	snap.racy = col.unstable || racy(snap.stamps, snap.outside, started)
+	snap.unwatched, snap.started = fixed, started
+	snap.racyUnwatched = col.unstable || racy(fixed, snap.outside, started)
 	if snap.Fingerprint, err = snap.fingerprint(); err != nil {
 		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
 	}
@@ -239,94 +274,54 @@ func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot,
 	return snap, nil
 }
 
-// loadConfig reads and composes the admitted policy files. It returns the
-// remaining aggregate byte budget.
-func (s *Snapshot) loadConfig(ctx context.Context, ws *workspace.Workspace, rules *policy.Session, cands []candidate, thin bool, col *collector) (*policy.Config, int64, error) {
-	budget := ceilings.bytes
-	rels := make([]string, len(cands))
-	for i, c := range cands {
-		rels[i] = c.rel
+// keepable returns, for a path the walk found with a given stamp, the
+// document of prev to keep in place of reading it again, or nil: only
+// under the same type policy, only where no change was seen at the path or
+// a folder above it, and only when its stamp is the very same and was
+// already old when prev was taken (so a same-size rewrite within one clock
+// tick cannot hide behind it).
+func (s *Snapshot) keepable(prev *Snapshot, changed map[string]bool) (func(rel string, info workspace.Info) (*graph.Document, any), error) {
+	if prev == nil {
+		return nil, nil
 	}
-	ignored, err := rules.Ignored(ctx, rels)
+	a, err := s.configDigest()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	var parsed []map[string]any
-	legacyFail := func(why string) (*policy.Config, int64, error) {
-		col.add("config", why, 1)
-		col.complete = false
-		return policy.DefaultConfig(), budget, nil
+	if b, err := prev.configDigest(); err != nil || a != b {
+		return nil, err
 	}
-	for _, c := range cands {
-		if ignored[c.rel] {
-			if thin {
-				return nil, 0, policyUnavailable("a workspace policy file is ignored or secret-looking")
+	docs := make(map[string]int, len(prev.Docs))
+	for i, d := range prev.Docs {
+		docs[d.Path] = i
+	}
+	stamps := make(map[string]workspace.Info, len(prev.stamps))
+	for _, st := range prev.stamps {
+		stamps[st.rel] = st.info
+	}
+	return func(rel string, info workspace.Info) (*graph.Document, any) {
+		i, ok := docs[rel]
+		if !ok {
+			return nil, nil
+		}
+		for p := rel; p != ""; p, _ = split(p) {
+			if changed[p] {
+				return nil, nil
 			}
-			return legacyFail("git_ignored")
 		}
-		want := c.info
-		// Its stamp is among the policy inputs Take stamped before this read.
-		data, _, err := ws.ReadFile(c.rel, limits.MaxFileBytes, &want)
-		if err == workspace.ErrTooLarge {
-			return nil, 0, policyFileTooLarge(c.info.Size)
+		old, ok := stamps[rel]
+		if !ok || !workspace.Same(old, info) || racy([]stamp{{rel, old}}, nil, prev.started) {
+			return nil, nil
 		}
-		if err != nil {
-			if thin {
-				return nil, 0, policyUnavailable("a workspace policy file cannot be read")
-			}
-			return legacyFail("unavailable")
-		}
-		budget -= int64(len(data))
-		text := string(data)
-		if guard.Credential(text) || guard.ContainsRoot(text, ws.Root()) {
-			if thin {
-				return nil, 0, policyUnavailable("a workspace policy file holds a credential or a machine path")
-			}
-			return legacyFail("sensitive_content")
-		}
-		raw, err := policy.ParseTOML(data)
-		if err != nil {
-			if thin {
-				// c.rel is a policy file the privacy policy admitted.
-				return nil, 0, reason.Wrap(reason.PrivacyPolicyUnavailable, "the workspace policy file "+c.rel+" is "+err.Error()+"; fix it there", err)
-			}
-			return legacyFail("invalid")
-		}
-		parsed = append(parsed, raw)
-		s.configFiles = append(s.configFiles, configFile{rel: c.rel, data: data, sha256: hexSHA(data)})
-	}
-	if len(parsed) == 0 {
-		return policy.DefaultConfig(), budget, nil
-	}
-	cfg, packs, err := policy.Compose(parsed, thin)
-	if err != nil {
-		if thin {
-			return nil, 0, reason.Wrap(reason.PrivacyPolicyUnavailable, "the workspace policy is invalid or loosens its base: "+err.Error(), err)
-		}
-		return legacyFail("invalid")
-	}
-	col.add("config", "local_pack_excluded", len(packs))
-	return cfg, budget, nil
+		return prev.Docs[i], prev.Prepared[i]
+	}, nil
 }
 
-func hexSHA(b []byte) string { return strings.TrimPrefix(canon.Digest(b), "sha256:") }
-
-func (s *Snapshot) configDigest() (string, error) {
-	switch len(s.configFiles) {
-	case 0:
-		return "default", nil
-	case 1:
-		return s.configFiles[0].sha256, nil
+func split(rel string) (dir, name string) {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i], rel[i+1:]
 	}
-	list := make([]map[string]string, len(s.configFiles))
-	for i, c := range s.configFiles {
-		list[i] = map[string]string{"path": c.rel, "sha256": c.sha256}
-	}
-	b, err := canon.Compact(list)
-	if err != nil {
-		return "", err
-	}
-	return hexSHA(b), nil
+	return "", rel
 }
 
 // sortDocs puts Docs, and Prepared with them, in UTF-16 path order.

@@ -36,6 +36,7 @@ var beforeList func(dir string)
 type walker struct {
 	ctx     context.Context
 	ws      *workspace.Workspace
+	feed    feed
 	rules   *policy.Session
 	exclude []string // the composed type policy's, default excludes included
 	thin    bool
@@ -49,8 +50,8 @@ type walker struct {
 // rules in one batch before any of them is listed, so nothing beneath a
 // pruned folder is listed, counted or read. Within a folder, entries are
 // taken in UTF-16 name order.
-func enumerate(ctx context.Context, ws *workspace.Workspace, rules *policy.Session, exclude []string, thin bool, col *collector) (*enumeration, error) {
-	w := &walker{ctx: ctx, ws: ws, rules: rules, exclude: exclude, thin: thin, col: col, en: &enumeration{}}
+func enumerate(ctx context.Context, ws *workspace.Workspace, fd feed, rules *policy.Session, exclude []string, thin bool, col *collector) (*enumeration, error) {
+	w := &walker{ctx: ctx, ws: ws, feed: fd, rules: rules, exclude: exclude, thin: thin, col: col, en: &enumeration{}}
 	if root, err := ws.Lstat("."); err == nil {
 		w.en.stamps = append(w.en.stamps, stamp{".", root})
 	}
@@ -95,7 +96,7 @@ func (w *walker) prune(dirs []candidate) ([]string, error) {
 		case policy.IsExcluded(d.rel, w.exclude):
 			w.col.add("document", "config_excluded", 1)
 		default:
-			w.en.stamps = append(w.en.stamps, stamp{d.rel, d.info})
+			w.en.stamps = append(w.en.stamps, stamp(d))
 			enter = append(enter, d.rel)
 		}
 	}
@@ -112,7 +113,11 @@ func (w *walker) list(dir string) ([]candidate, error) {
 	if beforeList != nil {
 		beforeList(dir)
 	}
-	entries, err := w.ws.ReadDir(dir)
+	var opened func(int)
+	if w.feed != nil {
+		opened = func(fd int) { w.feed.dirOpened(fd, dir) }
+	}
+	entries, err := w.ws.ListDir(dir, opened)
 	if err != nil {
 		col.add("filesystem", "directory_unavailable", 1)
 		col.complete, col.unstable = false, true
@@ -165,18 +170,14 @@ func (w *walker) list(dir string) ([]candidate, error) {
 		if !e.IsRegular() || !isMarkdown(e.Name) {
 			continue
 		}
-		switch {
-		case policy.SensitiveName(e.Name):
+		if policy.SensitiveName(e.Name) {
 			col.add("document", "sensitive_name", 1)
-		case e.Nlink != 1:
-			// Stamped: dropping the other link makes it readable.
-			col.add("document", "hard_link_or_nonregular", 1)
-			en.stamps = append(en.stamps, stamp{rel, e})
-		default:
-			// One over the per-file limit is still admitted first (an
-			// ignored one is not named too large), then left out unread.
-			en.markdown = append(en.markdown, candidate{rel, e})
+			continue
 		}
+		// A hard-linked file, or one over the per-file limit, is still
+		// admitted first (an ignored one is counted as ignored), then left
+		// out unread.
+		en.markdown = append(en.markdown, candidate{rel, e})
 	}
 	return subdirs, nil
 }

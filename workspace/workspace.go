@@ -250,10 +250,18 @@ func (w *Workspace) Lstat(rel string) (Info, error) {
 }
 
 // ReadDir lists the directory rel with an lstat of every entry, in no order.
-func (w *Workspace) ReadDir(rel string) ([]Info, error) {
+func (w *Workspace) ReadDir(rel string) ([]Info, error) { return w.ListDir(rel, nil) }
+
+// ListDir is ReadDir that first hands opened the held handle of the very
+// directory it is about to list (to set a change watch on it, say), so
+// nothing that happens to it after opened returns can go unseen.
+func (w *Workspace) ListDir(rel string, opened func(fd int)) ([]Info, error) {
 	fd, err := w.openDir(rel)
 	if err != nil {
 		return nil, err
+	}
+	if opened != nil {
+		opened(fd)
 	}
 	f := os.NewFile(uintptr(fd), "dir")
 	defer f.Close()
@@ -298,6 +306,9 @@ func (w *Workspace) ReadFile(rel string, max int64, want *Info) ([]byte, Info, e
 type Reader struct {
 	w   *Workspace
 	fds map[string]int
+	// Opened, when set, is handed each file's open handle once it is known
+	// to be a regular single-link file and before a byte is read.
+	Opened func(fd int, rel string)
 }
 
 // NewReader returns a batch reader over w.
@@ -314,7 +325,11 @@ func (r *Reader) ReadFile(rel string, max int64, want *Info) ([]byte, Info, erro
 		}
 		r.fds[dir] = dfd
 	}
-	return readAt(dfd, name, max, want)
+	var opened func(int)
+	if r.Opened != nil {
+		opened = func(fd int) { r.Opened(fd, rel) }
+	}
+	return readAtThen(dfd, name, max, want, opened)
 }
 
 // Close releases the directory handles.
@@ -326,6 +341,10 @@ func (r *Reader) Close() {
 }
 
 func readAt(dfd int, name string, max int64, want *Info) ([]byte, Info, error) {
+	return readAtThen(dfd, name, max, want, nil)
+}
+
+func readAtThen(dfd int, name string, max int64, want *Info, opened func(fd int)) ([]byte, Info, error) {
 	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
@@ -347,6 +366,9 @@ func readAt(dfd int, name string, max int64, want *Info) ([]byte, Info, error) {
 	}
 	if before.Size > max {
 		return nil, before, ErrTooLarge
+	}
+	if opened != nil {
+		opened(fd)
 	}
 	// One read of the expected size plus one byte tells a file that grew.
 	data := make([]byte, before.Size+1)

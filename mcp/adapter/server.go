@@ -362,5 +362,5 @@ func Bind(alias, root string) (*Binding, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Binding{Alias: alias, Reader: produce.NewReader(ws)}, nil
+	return &Binding{Alias: alias, Reader: produce.NewServingReader(ws)}, nil
 }

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// mcpSession is vivary-mcp spoken to over its stdio, newline-delimited
+// JSON-RPC: the bench lives in the root module, which never imports an
+// MCP SDK, and needs nothing but requests and their answers.
+type mcpSession struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	next int
+}
+
+func startMCP(bin, root string) (*mcpSession, error) {
+	cmd := exec.Command(bin, "--workspace", "ws", root, "--observability", "off")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &mcpSession{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 2<<20)}
+	if _, err := s.request("initialize", map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "vivary-bench", "version": "0"},
+	}); err != nil {
+		s.close()
+		return nil, err
+	}
+	if err := s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *mcpSession) send(msg any) error {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	_, err = s.in.Write(append(b, '\n'))
+	return err
+}
+
+func (s *mcpSession) request(method string, params any) (json.RawMessage, error) {
+	s.next++
+	id := s.next
+	if err := s.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
+		return nil, err
+	}
+	for {
+		line, err := s.out.ReadBytes('\n')
+		if err != nil {
+			return nil, err
+		}
+		var resp struct {
+			ID     *int            `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(line, &resp) != nil || resp.ID == nil || *resp.ID != id {
+			continue // a notification, or not ours
+		}
+		if resp.Error != nil {
+			return nil, fmt.Errorf("%s: %s", method, resp.Error)
+		}
+		return resp.Result, nil
+	}
+}
+
+// call runs one tool and fails unless the envelope says known.
+func (s *mcpSession) call(tool string, args map[string]any) error {
+	args["workspace"] = "ws"
+	res, err := s.request("tools/call", map[string]any{"name": tool, "arguments": args})
+	if err != nil {
+		return err
+	}
+	var r struct {
+		IsError    bool `json:"isError"`
+		Structured struct {
+			Status string  `json:"status"`
+			Reason *string `json:"reason"`
+		} `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		return err
+	}
+	if r.IsError || r.Structured.Status != "known" {
+		why := "?"
+		if r.Structured.Reason != nil {
+			why = *r.Structured.Reason
+		}
+		return fmt.Errorf("%s answered %s", tool, why)
+	}
+	return nil
+}
+
+// close ends the session and returns the server's peak RSS in KiB.
+func (s *mcpSession) close() int64 {
+	s.in.Close()
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+	}
+	if ru, ok := s.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss
+	}
+	return 0
+}
+
+// mcpArgs are the tool arguments of each producer for question q.
+func mcpArgs(name, q string) (string, map[string]any) {
+	switch name {
+	case "query":
+		return "vivary_query", map[string]any{"text": q, "limit": 10}
+	case "find":
+		return "vivary_find", map[string]any{"question": q}
+	case "check":
+		return "vivary_check", map[string]any{}
+	}
+	return "vivary_capsule", map[string]any{"question": q}
+}
+
+// mcpReport is what one vivary-mcp process over one workspace measured:
+// spawn to the first answer, then warm calls of each producer, and the
+// server's peak RSS.
+type mcpReport struct {
+	first time.Duration
+	calls [][]time.Duration
+	peak  int64
+}
+
+func measureMCP(bin, root string, runs int) (*mcpReport, error) {
+	start := time.Now()
+	s, err := startMCP(bin, root)
+	if err != nil {
+		return nil, err
+	}
+	rep := &mcpReport{}
+	tool, args := mcpArgs("check", "")
+	if err := s.call(tool, args); err != nil {
+		s.close()
+		return nil, err
+	}
+	rep.first = time.Since(start)
+	for _, name := range callNames {
+		tool, args := mcpArgs(name, questions[0])
+		if err := s.call(tool, args); err != nil { // the search index, once
+			s.close()
+			return nil, err
+		}
+		var ds []time.Duration
+		for i := 0; i < runs; i++ {
+			tool, args := mcpArgs(name, questions[i%len(questions)])
+			t0 := time.Now()
+			if err := s.call(tool, args); err != nil {
+				s.close()
+				return nil, err
+			}
+			ds = append(ds, time.Since(t0))
+		}
+		rep.calls = append(rep.calls, ds)
+	}
+	rep.peak = s.close()
+	return rep, nil
+}
