@@ -63,7 +63,7 @@ func Apply(ctx context.Context, target string, opt Options, approved string) (*P
 		return nil, nil, err
 	}
 	if err := t.run(); err != nil {
-		return nil, nil, t.rollback(fail("adopt failed: %s", describe(err)))
+		return nil, nil, t.rollback(fail("adopt failed: %v", err))
 	}
 	rep := doctor.InspectAdopting(ctx, produce.NewReader(ws), abs)
 	if !rep.OK {
@@ -89,18 +89,6 @@ func lockedRoot(ws *workspace.Workspace) (*write.Root, error) {
 		return nil, fail("adopt refused: the folder cannot be locked for writing (%v)", err)
 	}
 	return root, nil
-}
-
-func describe(err error) string {
-	switch {
-	case errors.Is(err, write.ErrExists):
-		return "a file appeared after the plan"
-	case errors.Is(err, write.ErrChanged):
-		return "a file changed after the plan"
-	case errors.Is(err, write.ErrLink):
-		return "a folder on the way is a link or not a plain folder"
-	}
-	return err.Error()
 }
 
 // txn is one adoption under way.

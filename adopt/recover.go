@@ -176,7 +176,7 @@ func execute(root *write.Root, steps []Step) error {
 			}
 		}
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %s", s.Path, describe(err)))
+			errs = append(errs, fmt.Sprintf("%s: %v", s.Path, err))
 		}
 	}
 	if len(errs) > 0 {

@@ -281,12 +281,12 @@ func fill(ctx context.Context, ws *workspace.Workspace, abs string, missing []sc
 		folder, name := path.Split(f.Path)
 		d, m, err := root.MkdirAll(strings.TrimSuffix(folder, "/"))
 		if err != nil {
-			return nil, undo(fail("init failed and rolled back: %s", describe(err)))
+			return nil, undo(fail("init failed and rolled back: %v", err))
 		}
 		made = append(made, m...)
 		info, err := d.Create(name, []byte(f.Content))
 		if err != nil {
-			return nil, undo(fail("init failed and rolled back: %s", describe(err)))
+			return nil, undo(fail("init failed and rolled back: %v", err))
 		}
 		done = append(done, placed{d, name, info})
 		if err := root.Verify(f.Path, info); err != nil {
@@ -298,14 +298,4 @@ func fill(ctx context.Context, ws *workspace.Workspace, abs string, missing []sc
 		return nil, undo(fail("Doctor failed after init and the files were removed: %s", strings.Join(rep.Errors, "; ")))
 	}
 	return rep, nil
-}
-
-func describe(err error) string {
-	switch {
-	case errors.Is(err, write.ErrExists):
-		return "a file appeared in the target while init wrote"
-	case errors.Is(err, write.ErrLink):
-		return "a folder in the target is a link or not a plain directory"
-	}
-	return err.Error()
 }

@@ -123,9 +123,9 @@ func put(root *write.Root, p *Plan) (*txn, error) {
 	}
 	if err != nil {
 		if uerr := root.RemoveMade(made); uerr != nil {
-			return nil, fail("record apply failed: %v; rollback failed: %v", describe(err), uerr)
+			return nil, fail("record apply failed: %v; rollback failed: %v", err, uerr)
 		}
-		return nil, fail("record apply failed and rolled back: %v", describe(err))
+		return nil, fail("record apply failed and rolled back: %v", err)
 	}
 	if err := root.Verify(p.Path, t.info); err != nil {
 		if rerr := t.rollback(); rerr != nil {
@@ -136,29 +136,17 @@ func put(root *write.Root, p *Plan) (*txn, error) {
 	return t, nil
 }
 
-func describe(err error) string {
-	switch {
-	case errors.Is(err, write.ErrExists):
-		return "the destination appeared after the plan"
-	case errors.Is(err, write.ErrChanged):
-		return "the destination changed after the plan"
-	case errors.Is(err, write.ErrLink):
-		return "a folder on the way to the record is a link or not a plain directory"
-	}
-	return err.Error()
-}
-
 // rollback undoes the write through the same held handles: the new file
 // and the folders made for it go, or the previous bytes come back.
 func (t *txn) rollback() error {
 	if t.p.Action == "create" {
 		if err := t.dir.Remove(t.name, t.info); err != nil {
-			return errors.New(describe(err))
+			return err
 		}
 		return t.root.RemoveMade(t.made)
 	}
 	if err := t.dir.Restore(t.name, t.p.before, t.p.content); err != nil {
-		return errors.New(describe(err))
+		return err
 	}
 	return nil
 }

@@ -55,12 +55,13 @@ func hook(step Step, rel string) error {
 	return Hook(step, rel)
 }
 
-// Errors of a write. Their text says what happened without naming a path.
+// Errors of a write. Their text says what happened, for the person at the
+// terminal, without naming a path.
 var (
-	ErrLink    = workspace.ErrLink
+	ErrLink    = errors.New("a folder on the way is a link or not a plain folder")
 	ErrMoved   = errors.New("a folder on the way was moved or replaced by a link during the write")
-	ErrChanged = errors.New("the file is not what the plan saw")
-	ErrExists  = errors.New("the file appeared after the plan")
+	ErrChanged = errors.New("a file is not what the plan saw: it changed after the plan")
+	ErrExists  = errors.New("a file appeared after the plan")
 	ErrBusy    = errors.New("another create-vivary write is running in this workspace")
 )
 
