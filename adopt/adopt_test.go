@@ -538,3 +538,28 @@ func TestAMalformedMarker(t *testing.T) {
 		t.Fatalf("PreviewRecovery = %v", err)
 	}
 }
+
+// A folder inside a larger Git worktree: its .gitignore must be exactly the
+// block (a custom one is a conflict saying where its rules can go), and the
+// enclosing repository's rules keep applying after adoption.
+func TestAFolderInsideALargerRepository(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	testws.Write(t, repo, ".gitignore", "*.diary.md\n")
+	testws.Write(t, repo, "notes/Plan.md", "# Plan\n")
+	testws.Write(t, repo, "notes/me.diary.md", "# Private\n")
+	testws.Git(t, repo, "init", "-q")
+	root := filepath.Join(repo, "notes")
+	testws.Write(t, root, ".gitignore", "*.log\n")
+	p := preview(t, root, adopt.Options{})
+	if p.IgnoreMode != policy.ModeNested || len(p.Conflicts) != 1 || !strings.Contains(p.Conflicts[0].Reason, "move its rules to the enclosing repository's .gitignore") {
+		t.Fatalf("mode %s conflicts %v", p.IgnoreMode, p.Conflicts)
+	}
+	os.Remove(filepath.Join(root, ".gitignore"))
+	p = preview(t, root, adopt.Options{})
+	if _, rep, err := adopt.Apply(bg, root, adopt.Options{}, p.Hash); err != nil || !rep.OK {
+		t.Fatalf("Apply: %v", err)
+	}
+	if ignored, err := policy.Ignored(bg, testws.Bind(t, root), "me.diary.md"); err != nil || !ignored {
+		t.Fatalf("the enclosing repository's rule no longer applies: %v %v", ignored, err)
+	}
+}
