@@ -30,11 +30,43 @@ func Credential(s string) bool {
 	if mayHoldToken(t) && (tokenRe.MatchString(t) || tokenAcrossLines(t)) {
 		return true
 	}
-	if strings.Contains(t, "PRIVATE KEY-----") && privKey.MatchString(t) {
-		return true
-	}
-	return assignment(t) || screen().finds(t)
+	return screen().finds(t)
 }
+
+// CredentialName reports a file or folder name that holds a credential:
+// the screen runs over the name, its stem (a token's end rule may not take
+// ".md" as its end), the stem with its first letter's case changed (Ghp_…)
+// and the stem with its separators as spaces. A name with no operator, no
+// "@" and no keyword of an in-word rule cannot hold one and costs one
+// automaton pass.
+func CredentialName(name string) bool {
+	if len(name) < 12 && !strings.ContainsAny(name, "@:=,>|") {
+		return false
+	}
+	t := securityText(name)
+	if !strings.ContainsAny(t, "@:=,>|") {
+		var set ruleSet
+		if screen().word.scan(t, 0, &set); set.empty() {
+			return false
+		}
+	}
+	stem := t
+	if i := strings.LastIndexByte(t, '.'); i > 0 && len(t)-i <= 10 {
+		stem = t[:i]
+	}
+	swapped := strings.ToLower(stem[:1]) + stem[1:]
+	if swapped == stem {
+		swapped = strings.ToUpper(stem[:1]) + stem[1:]
+	}
+	var b strings.Builder
+	for _, v := range []string{t, stem, swapped, nameSeparators.Replace(stem)} {
+		b.WriteString(v)
+		b.WriteString(" \n ")
+	}
+	return Credential(b.String())
+}
+
+var nameSeparators = strings.NewReplacer("-", " ", ".", " ", "+", " ", ",", " ")
 
 var (
 	credURL = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://([^\s/@:]+):([^\s/@]+)@`)

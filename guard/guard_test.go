@@ -207,3 +207,23 @@ func TestSkeletonMeets(t *testing.T) {
 		}
 	}
 }
+
+// TestWordGateAgrees compares the eight-bytes-at-a-time word gate with a
+// plain loop on random texts of words 1 to 40 bytes long, every gate.
+func TestWordGateAgrees(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for round := 0; round < 3000; round++ {
+		var b strings.Builder
+		for b.Len() < r.Intn(300) {
+			b.WriteString(strings.Repeat("x", 1+r.Intn(40)))
+			b.WriteByte(" \n\t"[r.Intn(3)])
+		}
+		s := b.String()
+		if r.Intn(2) == 0 {
+			s = strings.TrimRight(s, " \n\t")
+		}
+		if n := 2 + r.Intn(30); !guard.FastScansAgree(s, n) {
+			t.Fatalf("gate %d disagrees on %q", n, s)
+		}
+	}
+}

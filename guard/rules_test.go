@@ -5,6 +5,8 @@ import (
 	"regexp/syntax"
 	"strings"
 	"testing"
+
+	"github.com/vivary-dev/vivary-go/guard/internal/rulekit"
 )
 
 // samples generates one matching sample per screened gitleaks rule: a
@@ -67,6 +69,7 @@ func TestEveryRuleSample(t *testing.T) {
 func TestRuleShapes(t *testing.T) {
 	e := screen()
 	if e.gate < 11 {
+		// forLongWords reads whole eights only for words of 11 or more.
 		t.Errorf("an in-word rule matches words of %d bytes; the word gate needs 11 or more", e.gate)
 	}
 	if len(e.curls) != 2 || e.key == nil {
@@ -75,6 +78,14 @@ func TestRuleShapes(t *testing.T) {
 	shapes := map[int]int{}
 	for _, r := range e.rules {
 		shapes[r.shape]++
+		if r.shape == assigned {
+			// keyword, 20 name characters, 3 quotes or spaces, ":::=".
+			for _, k := range r.keys {
+				if len(k)+26 > lookBack {
+					t.Errorf("%s: key %q may stand further than %d bytes before its operator", r.spec.id, k, lookBack)
+				}
+			}
+		}
 		if r.shape == inWord || r.shape == assigned {
 			for _, k := range r.spec.keywords {
 				if k != strings.ToLower(k) {
@@ -97,4 +108,18 @@ func hasKeyword(s string, kws []string) bool {
 		}
 	}
 	return len(kws) == 0
+}
+
+// TestTranscriptionCurrent: the facts gitleaksgen recorded for each rule
+// are what rulekit reads from its pattern today.
+func TestTranscriptionCurrent(t *testing.T) {
+	for _, s := range gitleaksRules {
+		a, err := rulekit.Analyze(s.id, s.regex, s.path, s.secretGroup, s.entropy, s.keywords)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Shape != s.shape || a.MinWord != s.minWord || a.AlsoWord != s.alsoWord || strings.Join(a.Keys, "\x00") != strings.Join(s.keys, "\x00") {
+			t.Errorf("%s: recorded %d %d %v %q, read %+v; run go run ./guard/internal/gitleaksgen", s.id, s.shape, s.minWord, s.alsoWord, s.keys, a)
+		}
+	}
 }

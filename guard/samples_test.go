@@ -5,6 +5,8 @@ import (
 	"regexp/syntax"
 	"strings"
 	"unicode"
+
+	"github.com/vivary-dev/vivary-go/guard/internal/rulekit"
 )
 
 // sample writes a string the pattern matches, choosing characters at
@@ -53,7 +55,7 @@ func gen(b *strings.Builder, re *syntax.Regexp, r *rand.Rand, extra int) {
 			lo, hi = re.Min, re.Max
 		}
 		n := lo
-		if minLen(re.Sub[0]) == 1 && lo > 0 {
+		if rulekit.MinLen(re.Sub[0]) == 1 && lo > 0 {
 			n = lo + extra
 		}
 		if hi >= 0 && n > hi {

@@ -33,11 +33,6 @@ var screen = sync.OnceValue(func() *engine {
 			e.gate = min(e.gate, r.minWord)
 		case assigned:
 			e.minOp = min(e.minOp, r.minWord)
-			if r.alsoWord {
-				// Its in-word alternative is gated by the shortest
-				// word of any in-word rule.
-				r.minWord = min(r.minWord, 12)
-			}
 		case curlFlag:
 			e.curls = append(e.curls, r)
 		case framed:
@@ -50,9 +45,9 @@ var screen = sync.OnceValue(func() *engine {
 })
 
 // lookBack is how far before an operator an assignment keyword may stand:
-// the template allows 20 characters of name and 3 of quotes and spaces
-// after a keyword of up to 40.
-const lookBack = 96
+// the template allows 20 characters of name, 3 of quotes and spaces and a
+// ":::=" after the keyword (TestRuleShapes holds every key to it).
+const lookBack = 72
 
 // gitleaks reports whether t (security text) holds a secret by a gitleaks
 // rule. It looks only where a rule can match: in-word rules in words at
@@ -68,7 +63,25 @@ func (e *engine) finds(t string) bool {
 	if found {
 		return true
 	}
-	for _, op := range []byte{'=', ':', ',', '>', '|'} {
+	// "=" and ":" are tracked apart (IndexByte is vectorised, IndexAny a
+	// byte loop) and visited in order: the core assignment rule and the
+	// template rules both start at them.
+	eq, colon := nextByte(t, 0, '='), nextByte(t, 0, ':')
+	for {
+		op := min(eq, colon)
+		if op == len(t) {
+			break
+		}
+		if op == eq {
+			eq = nextByte(t, op+1, '=')
+		} else {
+			colon = nextByte(t, op+1, ':')
+		}
+		if assignmentAt(t, op) || e.opFinds(t, op) {
+			return true
+		}
+	}
+	for _, op := range []byte{',', '>', '|'} {
 		for i := nextByte(t, 0, op); i < len(t); i = nextByte(t, i+1, op) {
 			if e.opFinds(t, i) {
 				return true
@@ -76,8 +89,11 @@ func (e *engine) finds(t string) bool {
 		}
 	}
 	for i := nextIndex(t, 0, "-----"); i < len(t); i = nextIndex(t, i+5, "-----") {
-		if i+10 <= len(t) && strings.EqualFold(t[i+5:i+10], "begin") && e.key.finds(t[i:]) {
-			return true
+		if i+10 <= len(t) && strings.EqualFold(t[i+5:i+10], "begin") {
+			// The core rule wants the header only; gitleaks' the block.
+			if privKey.MatchString(t[i:min(len(t), i+160)]) || e.key.finds(t[i:]) {
+				return true
+			}
 		}
 	}
 	return false
@@ -216,24 +232,32 @@ func nextIndex(t string, i int, sub string) int {
 
 // forLongWords calls fn with the bounds of every word (a maximal run of
 // bytes above the space) of at least n bytes, until fn returns true. It
-// loads eight bytes at every fourth offset: a word of 11 bytes or more
-// covers one such load whole, and loads that hold a space, most of them in
-// prose, cost a few instructions each.
+// reads eight bytes at a time: a word of n >= 11 bytes either covers one
+// such eight whole, or ends at least n-7 bytes into one after starting at
+// least n-7 bytes before its end. Prose has a space in nearly every eight,
+// so most cost a few instructions.
 func forLongWords(t string, n int, fn func(a, b int) bool) {
 	if n < 11 {
 		slowLongWords(t, 0, n, fn)
 		return
 	}
+	k := n - 7 // each side of a word across two eights
+	top := uint64(highs) << (8 * (8 - min(k, 8)))
+	low := uint64(highs) >> (8 * (8 - min(k, 8)))
 	b := bytesOf(t)
-	for i := 0; i+8 <= len(b); {
-		w := binary.LittleEndian.Uint64(b[i:])
-		// (c&0x7f)+0x5f carries into the high bit for 0x21..0x7f and never
-		// into the next byte; bytes from 0x80 have it already.
-		if ((w&(ones*0x7f))+ones*0x5f|w)&highs != highs {
-			i += 4
+	i, last := 0, 0
+	for ; i+8 <= len(b); i += 8 {
+		w := nonSep(binary.LittleEndian.Uint64(b[i:]))
+		at := -1
+		switch {
+		case w == highs:
+			at = i
+		case k <= 7 && w&top == top && i+16 <= len(b) && nonSep(binary.LittleEndian.Uint64(b[i+8:]))&low == low:
+			at = i + 7
+		default:
 			continue
 		}
-		start, end := i, i+8
+		start, end := at, at+1
 		for start > 0 && b[start-1] > ' ' {
 			start--
 		}
@@ -243,9 +267,23 @@ func forLongWords(t string, n int, fn func(a, b int) bool) {
 		if end-start >= n && fn(start, end) {
 			return
 		}
-		i = end
+		last = end
+		// Go on from the eight that holds the space after the word.
+		i = end&^7 - 8
 	}
+	// The last bytes: from the start of the word they are in, unless
+	// that word was reported.
+	i = max(i, last)
+	for i > last && i < len(b) && b[i] > ' ' && b[i-1] > ' ' {
+		i--
+	}
+	slowLongWords(t, i, n, fn)
 }
+
+// nonSep marks (0x80) each of eight bytes above the space: (c&0x7f)+0x5f
+// carries into the high bit for 0x21..0x7f and never into the next byte;
+// bytes from 0x80 have it already.
+func nonSep(w uint64) uint64 { return ((w&(ones*0x7f))+ones*0x5f | w) & highs }
 
 func slowLongWords(t string, i, n int, fn func(a, b int) bool) {
 	for i < len(t) {

@@ -17,8 +17,14 @@ import (
 // capitals, dotless i, stroked letters; 0 as o and 1 as l), and case
 // folded. Two names with the same skeleton look alike to a reader.
 func Skeleton(s string) string {
-	if isASCII(s) && !strings.ContainsAny(s, "01") {
-		return Lower(s)
+	if isASCII(s) {
+		// NFKD and folding are lower-casing on ASCII; only 0 and 1 are
+		// look-alikes in it.
+		l := Lower(s)
+		if strings.IndexByte(l, '0') < 0 && strings.IndexByte(l, '1') < 0 {
+			return l
+		}
+		return digitLooks.Replace(l)
 	}
 	d := norm.NFKD.String(s)
 	var b strings.Builder
@@ -49,7 +55,10 @@ func Skeleton(s string) string {
 	return string(out[:n])
 }
 
-var folder = cases.Fold()
+var (
+	folder     = cases.Fold()
+	digitLooks = strings.NewReplacer("0", "o", "1", "l")
+)
 
 // confusables maps look-alikes to the Latin letter they imitate
 // (from UTS #39's confusables list, the letters a name can be spelt with).

@@ -71,7 +71,12 @@ func SensitiveName(seg string) bool {
 			return true
 		}
 	}
-	return credentialShaped(forms)
+	for _, f := range forms {
+		if guard.CredentialName(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // skeletons is the list in skeleton form, built once.
@@ -115,34 +120,6 @@ func listed(s string) bool {
 		}
 	}
 	return false
-}
-
-// credentialShaped runs the credential screen over a name, its stem (a
-// token's end rule may not take ".md" as its end), the stem with its first
-// letter's case changed and the stem with its separators as spaces, for
-// each form. Short names with no "@", ":" or
-// "=" cannot hold one and skip it.
-func credentialShaped(forms []string) bool {
-	var b strings.Builder
-	for _, f := range forms {
-		if len(f) < 12 && !strings.ContainsAny(f, "@:=") {
-			continue
-		}
-		stem := f
-		if i := strings.LastIndexByte(f, '.'); i > 0 && len(f)-i <= 10 {
-			stem = f[:i]
-		}
-		// A file manager may capitalise the first letter (Ghp_…).
-		swapped := strings.ToLower(stem[:1]) + stem[1:]
-		if swapped == stem {
-			swapped = strings.ToUpper(stem[:1]) + stem[1:]
-		}
-		for _, v := range []string{f, stem, swapped, strings.NewReplacer("-", " ", ".", " ", "+", " ", ",", " ").Replace(stem)} {
-			b.WriteString(v)
-			b.WriteString(" \n ")
-		}
-	}
-	return b.Len() > 0 && guard.Credential(b.String())
 }
 
 // percentDecoded decodes %XX escapes, again while new ones appear (at most

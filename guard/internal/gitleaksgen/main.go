@@ -23,6 +23,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/vivary-dev/vivary-go/guard/internal/rulekit"
 )
 
 type allowlist struct {
@@ -91,8 +93,12 @@ func run(version, out string) error {
 		if _, err := regexp.Compile(r.Regex); err != nil {
 			return fmt.Errorf("rule %s: %v", r.ID, err)
 		}
-		fmt.Fprintf(&w, "{id: %q, regex: %s, path: %s, secretGroup: %d, entropy: %v, keywords: %s, allow: []allowSpec{",
-			r.ID, strconv.Quote(r.Regex), strconv.Quote(r.Path), r.SecretGroup, r.Entropy, strs(lower(r.Keywords)))
+		a, err := rulekit.Analyze(r.ID, r.Regex, r.Path, r.SecretGroup, r.Entropy, lower(r.Keywords))
+		if err != nil {
+			return fmt.Errorf("rule %s: %v", r.ID, err)
+		}
+		fmt.Fprintf(&w, "{id: %q, regex: %s, path: %s, secretGroup: %d, entropy: %v, keywords: %s, shape: %d, minWord: %d, keys: %s, alsoWord: %v, allow: []allowSpec{",
+			r.ID, strconv.Quote(r.Regex), strconv.Quote(r.Path), r.SecretGroup, r.Entropy, strs(lower(r.Keywords)), a.Shape, a.MinWord, strs(a.Keys), a.AlsoWord)
 		for _, a := range r.Allowlists {
 			fmt.Fprintf(&w, "%s,", allowLit(a))
 		}
