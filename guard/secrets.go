@@ -283,7 +283,7 @@ func forLongWords(t string, n int, fn func(a, b int) bool) {
 // nonSep marks (0x80) each of eight bytes above the space: (c&0x7f)+0x5f
 // carries into the high bit for 0x21..0x7f and never into the next byte;
 // bytes from 0x80 have it already.
-func nonSep(w uint64) uint64 { return ((w&(ones*0x7f))+ones*0x5f | w) & highs }
+func nonSep(w uint64) uint64 { return ((w & (ones * 0x7f)) + ones*0x5f | w) & highs }
 
 func slowLongWords(t string, i, n int, fn func(a, b int) bool) {
 	for i < len(t) {
