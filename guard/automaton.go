@@ -10,6 +10,7 @@ type automaton struct {
 	classes int
 	next    []uint16   // state*classes + class
 	hits    [][]uint16 // rule indices whose keyword ends in this state
+	hit     []bool     // len(hits[state]) > 0, read on every byte
 }
 
 func newAutomaton(rules []*rule, pick func(*rule) bool) *automaton {
@@ -81,6 +82,10 @@ func newAutomaton(rules []*rule, pick func(*rule) bool) *automaton {
 			}
 		}
 	}
+	a.hit = make([]bool, len(a.hits))
+	for i, h := range a.hits {
+		a.hit[i] = len(h) > 0
+	}
 	return a
 }
 
@@ -95,10 +100,13 @@ func (r *ruleSet) empty() bool    { return r[0]|r[1]|r[2]|r[3] == 0 }
 // state st (0 at the start of a text); it returns the state it ends in,
 // so a text can be scanned in pieces.
 func (a *automaton) scan(s string, st int, set *ruleSet) int {
+	next, class, n := a.next, &a.class, a.classes
 	for i := 0; i < len(s); i++ {
-		st = int(a.next[st*a.classes+int(a.class[s[i]])])
-		for _, r := range a.hits[st] {
-			set.add(r)
+		st = int(next[st*n+int(class[s[i]])])
+		if a.hit[st] {
+			for _, r := range a.hits[st] {
+				set.add(r)
+			}
 		}
 	}
 	return st

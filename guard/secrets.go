@@ -171,11 +171,11 @@ func joined(t string, a, b int) [][2]string {
 // curl rules.
 func (e *engine) opFinds(t string, i int) bool {
 	j := i + 1
-	for k := 0; k < 5 && j < len(t) && strings.IndexByte("`'\" \t\r\n=", t[j]) >= 0; k++ {
+	for k := 0; k < 5 && j < len(t) && valueLead[t[j]]; k++ {
 		j++
 	}
 	n := j
-	for n < len(t) && !isSpaceByte(t[n]) && strings.IndexByte("`'\";", t[n]) < 0 {
+	for n < len(t) && !valueEnd[t[n]] {
 		n++
 	}
 	if n-j >= e.minOp {
@@ -195,6 +195,17 @@ func (e *engine) opFinds(t string, i int) bool {
 		return e.curlFinds(t, i)
 	}
 	return false
+}
+
+// valueLead are the bytes the template allows between an operator and its
+// value; valueEnd the bytes that end a value.
+var valueLead, valueEnd = byteSet("`'\" \t\r\n="), byteSet("`'\"; \t\r\n\v\f")
+
+func byteSet(s string) (t [256]bool) {
+	for i := 0; i < len(s); i++ {
+		t[s[i]] = true
+	}
+	return t
 }
 
 // curlFinds runs the curl rules when the operator at i sits in the value
