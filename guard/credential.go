@@ -35,10 +35,11 @@ func Credential(s string) bool {
 
 // CredentialName reports a file or folder name that holds a credential:
 // the screen runs over the name, its stem (a token's end rule may not take
-// ".md" as its end), the stem with its first letter's case changed (Ghp_…)
-// and the stem with its separators as spaces. A name with no operator, no
-// "@" and no keyword of an in-word rule cannot hold one and costs one
-// automaton pass.
+// ".md" as its end), the stem with its first letter's case changed
+// (Ghp_…), the stem with its separators as spaces, and the stem as an id
+// derived from it reads (lower-cased, separators as "-"). A name with no
+// operator, no "@" and no keyword of an in-word rule cannot hold one and
+// costs one automaton pass.
 func CredentialName(name string) bool {
 	if len(name) < 12 && !strings.ContainsAny(name, "@:=,>|") {
 		return false
@@ -59,7 +60,7 @@ func CredentialName(name string) bool {
 		swapped = strings.ToUpper(stem[:1]) + stem[1:]
 	}
 	var b strings.Builder
-	for _, v := range []string{t, stem, swapped, nameSeparators.Replace(stem)} {
+	for _, v := range []string{t, stem, swapped, nameSeparators.Replace(stem), slugLike(stem)} {
 		b.WriteString(v)
 		b.WriteString(" \n ")
 	}
@@ -67,6 +68,28 @@ func CredentialName(name string) bool {
 }
 
 var nameSeparators = strings.NewReplacer("-", " ", ".", " ", "+", " ", ",", " ")
+
+// slugLike is the name as an id derived from it reads: lower-cased, every
+// run of other characters than a-z 0-9 . _ - one "-" (graph.Slugify).
+func slugLike(s string) string {
+	b := make([]byte, 0, len(s))
+	run := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		keep := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+		switch {
+		case keep:
+			b = append(b, c)
+		case !run:
+			b = append(b, '-')
+		}
+		run = !keep
+	}
+	return string(b)
+}
 
 var (
 	credURL = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://([^\s/@:]+):([^\s/@]+)@`)

@@ -89,6 +89,13 @@ func TestCredentialShapedNames(t *testing.T) {
 		"ghp_" + rnd(6, 36, alnum), "xoxb-" + rnd(7, 12, "0123456789") + "-" + rnd(8, 24, alnum), "glpat-" + rnd(9, 20, alnum),
 		"npm_" + rnd(10, 36, alnum), "git:pw@host:repo",
 	}
+	// Names that are no credential until an id is derived from them:
+	// slugify lower-cases and turns the space into "-".
+	for _, name := range []string{"glpat " + rnd(11, 20, "abcdefghijklmnopqrstuvwxyz0123456789") + ".md", "GLPAT " + rnd(12, 20, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") + ".md"} {
+		if !policy.SensitiveName(name) {
+			t.Errorf("%q admitted: its id is a GitLab token", name)
+		}
+	}
 	for _, tok := range tokens {
 		for _, name := range []string{tok, tok + ".md", tok + "-notes.md", "notes " + tok + ".md", "%" + hex2(tok[0]) + tok[1:] + ".md",
 			strings.ToUpper(tok[:1]) + tok[1:] + ".markdown"} {

@@ -103,6 +103,12 @@ func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, root
 		return docResult{outcome: why, info: info}
 	}
 	d := graph.Analyze(cfg, c.rel, rootName, text, info.Mtime, info.Ctime)
+	if guard.Credential(d.ID) {
+		// An id the credential screen matches (slugify lower-cases a file
+		// or folder name, which can make one) is a secret name: the note is
+		// dropped here rather than failing every call that would list it.
+		return docResult{outcome: "sensitive_name", info: info}
+	}
 	d.Digest = hexSHA(data) // data holds d.Text
 	return docResult{doc: d, info: info}
 }

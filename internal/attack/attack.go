@@ -93,6 +93,8 @@ func credentialNames() []string {
 		"AKIAIOSFODNN7EXAMPLE", "sk_live_" + rnd(21, 24, alnum), "AIza" + rnd(22, 35, alnum),
 		"github_pat_" + rnd(23, 22, alnum) + "_" + rnd(24, 59, alnum), "ghp_" + rnd(25, 36, alnum),
 		"xoxb-" + rnd(26, 12, "0123456789") + "-" + rnd(27, 24, alnum),
+		// No credential until slugify derives an id from it.
+		"glpat " + rnd(28, 20, "abcdefghijklmnopqrstuvwxyz0123456789"),
 	}
 }
 
