@@ -3,6 +3,9 @@ package guard
 // HasControl exposes hasControl to the fuzz test.
 var HasControl = hasControl
 
+// ASCIIControl exposes asciiControl to the fuzz test.
+var ASCIIControl = asciiControl
+
 // FastScansAgree compares the vectorised scans with plain loops over t: the
 // token prefilter never rejects what the token pattern matches, the
 // assignment scan visits every "=" and ":", and the word gate reports

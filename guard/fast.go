@@ -99,3 +99,31 @@ func Lower(s string) string {
 	}
 	return unsafe.String(unsafe.SliceData(out), len(out))
 }
+
+// asciiControl is isASCII and hasControl in one pass: whether every byte
+// is ASCII, and whether a control byte other than ASCII whitespace is
+// among them (meaningful only for ASCII text).
+func asciiControl(s string) (ascii, control bool) {
+	b := bytesOf(s)
+	var acc, ctl uint64
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		b = b[8:]
+		acc |= w
+		below09 := ^(w + ones*0x77)
+		below0e := ^(w + ones*0x72)
+		below20 := ^(w + ones*0x60)
+		is7f := w + ones
+		ctl |= below09 | below20&^below0e | is7f
+	}
+	for _, c := range b {
+		acc |= uint64(c)
+		if isControlByte(c) {
+			ctl |= highs
+		}
+	}
+	if acc&highs != 0 {
+		return false, false
+	}
+	return true, ctl&highs != 0
+}

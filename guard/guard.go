@@ -81,10 +81,10 @@ func IsASCII(s string) bool { return isASCII(s) }
 // Whitespace becomes a plain space. ASCII text takes a fast path: both
 // normal forms are the identity on it.
 func securityText(s string) string {
-	if isASCII(s) {
+	if ascii, control := asciiControl(s); ascii {
 		// Detectors treat every ASCII space character alike, so only other
 		// control bytes need removing; most text has none and is not copied.
-		if !hasControl(s) {
+		if !control {
 			return s
 		}
 		b := make([]byte, 0, len(s))

@@ -100,6 +100,13 @@ func FuzzSecurityTextFastPath(f *testing.F) {
 		if guard.HasControl(s) != slow {
 			t.Fatalf("hasControl(%q) = %v", s, !slow)
 		}
+		ascii := true
+		for i := 0; i < len(s); i++ {
+			ascii = ascii && s[i] < 0x80
+		}
+		if a, c := guard.ASCIIControl(s); a != ascii || ascii && c != slow {
+			t.Fatalf("asciiControl(%q) = %v, %v", s, a, c)
+		}
 	})
 }
 

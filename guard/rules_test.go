@@ -70,7 +70,11 @@ func TestRuleShapes(t *testing.T) {
 	e := screen()
 	if e.gate < 11 {
 		// forLongWords reads whole eights only for words of 11 or more.
-		t.Errorf("an in-word rule matches words of %d bytes; the word gate needs 11 or more", e.gate)
+		t.Errorf("the word gate is %d bytes; it needs 11 or more", e.gate)
+	}
+	if len(e.prefixes) > 8 {
+		// Each is a pass over every text.
+		t.Errorf("%d key prefixes of short in-word rules are searched: %q", len(e.prefixes), e.prefixes)
 	}
 	if len(e.curls) != 2 || e.key == nil {
 		t.Errorf("want 2 curl rules and the private-key rule, have %d and %v", len(e.curls), e.key != nil)

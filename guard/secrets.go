@@ -3,8 +3,11 @@ package guard
 import (
 	"encoding/binary"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
+
+	"github.com/vivary-dev/vivary-go/guard/internal/rulekit"
 )
 
 // engine holds the gitleaks rules and the keyword automata that decide
@@ -15,13 +18,28 @@ type engine struct {
 	tmpl  *automaton // keywords of assignment-template rules
 	curls []*rule
 	key   *rule
-	// gate is the shortest word an in-word rule can match; minOp the
-	// shortest secret an assignment-template rule can take.
+	// gate is the shortest word the word gate reports; minOp the shortest
+	// secret an assignment-template rule can take.
 	gate, minOp int
+	// prefixes start the keys of the few in-word rules whose match can be
+	// shorter than the gate (short Slack tokens); they are looked for in
+	// the text in any case, from each of their first bytes (leads) in
+	// lower and upper case.
+	prefixes []string
+	leads    []byte
+}
+
+func (e *engine) prefixAt(t string, i int) bool {
+	for _, p := range e.prefixes {
+		if i+len(p) <= len(t) && strings.EqualFold(t[i:i+len(p)], p) {
+			return true
+		}
+	}
+	return false
 }
 
 var screen = sync.OnceValue(func() *engine {
-	e := &engine{gate: 1 << 30, minOp: 1 << 30}
+	e := &engine{gate: rulekit.WordGate, minOp: 1 << 30}
 	if len(gitleaksRules) > len(ruleSet{})*64 {
 		panic("guard: more gitleaks rules than a rule set holds")
 	}
@@ -30,13 +48,26 @@ var screen = sync.OnceValue(func() *engine {
 		e.rules = append(e.rules, r)
 		switch r.shape {
 		case inWord:
-			e.gate = min(e.gate, r.minWord)
+			if r.minWord < e.gate {
+				for _, k := range r.keys {
+					if p := k[:min(3, len(k))]; !slices.Contains(e.prefixes, p) {
+						e.prefixes = append(e.prefixes, p)
+					}
+				}
+			}
 		case assigned:
 			e.minOp = min(e.minOp, r.minWord)
 		case curlFlag:
 			e.curls = append(e.curls, r)
 		case framed:
 			e.key = r
+		}
+	}
+	for _, p := range e.prefixes {
+		for _, c := range []byte{strings.ToLower(p[:1])[0], strings.ToUpper(p[:1])[0]} {
+			if !slices.Contains(e.leads, c) {
+				e.leads = append(e.leads, c)
+			}
 		}
 	}
 	e.word = newAutomaton(e.rules, func(r *rule) bool { return r.shape == inWord || r.alsoWord })
@@ -62,6 +93,23 @@ func (e *engine) finds(t string) bool {
 	})
 	if found {
 		return true
+	}
+	for _, c := range e.leads {
+		for i := nextByte(t, 0, c); i < len(t); i = nextByte(t, i+1, c) {
+			if !e.prefixAt(t, i) {
+				continue
+			}
+			a, b := i, i
+			for a > 0 && t[a-1] > ' ' {
+				a--
+			}
+			for b < len(t) && t[b] > ' ' {
+				b++
+			}
+			if e.inWordFinds(t[max(a-1, 0):min(b+1, len(t))]) {
+				return true
+			}
+		}
 	}
 	// "=" and ":" are tracked apart (IndexByte is vectorised, IndexAny a
 	// byte loop) and visited in order: the core assignment rule and the

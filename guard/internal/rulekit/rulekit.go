@@ -31,9 +31,11 @@ const (
 // TemplateOps is the operator group of gitleaks' keyword-assignment template.
 const TemplateOps = `(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
 
-// WordGate is the shortest word the screen's word gate looks at; an
-// assignment rule's in-word alternative is gated by it.
-const WordGate = 12
+// WordGate is the shortest word the screen's word gate looks at (a word
+// of 15 bytes or more always covers one aligned eight whole, so the gate
+// reads eights only); an assignment rule's in-word alternative is gated by
+// it, and in-word rules with shorter matches are looked for by their keys.
+const WordGate = 16
 
 // Rule is what Analyze reads from one rule.
 type Rule struct {
