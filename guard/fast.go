@@ -106,6 +106,13 @@ func Lower(s string) string {
 func asciiControl(s string) (ascii, control bool) {
 	b := bytesOf(s)
 	var acc, ctl uint64
+	for len(b) >= 16 {
+		w, v := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+		b = b[16:]
+		acc |= w | v
+		ctl |= ^(w + ones*0x77) | ^(w+ones*0x60)&(w+ones*0x72) | (w + ones) |
+			^(v + ones*0x77) | ^(v+ones*0x60)&(v+ones*0x72) | (v + ones)
+	}
 	for len(b) >= 8 {
 		w := binary.LittleEndian.Uint64(b)
 		b = b[8:]
