@@ -27,7 +27,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/internal/benchgen"
+	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -48,6 +50,7 @@ type cold struct {
 	args []string
 	ds   []time.Duration
 	peak int64
+	fn   func() error // in this process instead of a child
 }
 
 // spawnInterleaved runs every command once per round, n rounds, so a drift
@@ -56,6 +59,14 @@ type cold struct {
 func spawnInterleaved(n int, cmds []*cold) error {
 	for i := 0; i < n; i++ {
 		for _, c := range cmds {
+			if c.fn != nil {
+				start := time.Now()
+				if err := c.fn(); err != nil {
+					return err
+				}
+				c.ds = append(c.ds, time.Since(start))
+				continue
+			}
 			cmd := exec.Command(c.name, c.args...)
 			start := time.Now()
 			out, err := cmd.Output()
@@ -189,7 +200,13 @@ func run(notes, runs int, withGit, withMCP bool) error {
 			cmds = append(cmds, &cold{name: bin, args: args})
 		}
 	}
-	if err := spawnInterleaved(runs, cmds); err != nil {
+	// The credential and name screens run in this process between the cold
+	// calls, so the same drift falls on them.
+	docScreen, nameScreen, err := screens(thin)
+	if err != nil {
+		return err
+	}
+	if err := spawnInterleaved(runs, append(cmds, docScreen, nameScreen)); err != nil {
 		return err
 	}
 	// Warm calls run in one child process per workspace, as one vivary-mcp
@@ -252,6 +269,12 @@ func run(notes, runs int, withGit, withMCP bool) error {
 			}
 		}
 	}
+	check, query := summarize(cmds[3].ds, 0).median, summarize(cmds[1].ds, 0).median
+	sc, nc := summarize(docScreen.ds, 0).median, summarize(nameScreen.ds, 0).median
+	fmt.Printf("\ndocument screen (credentials, root), in process: p50 %s = %.1f%% of a cold check, %.1f%% of a cold query\n",
+		ms(sc), 100*float64(sc)/float64(check), 100*float64(sc)/float64(query))
+	fmt.Printf("name screen (every component of every path), in process: p50 %s = %.1f%% of a cold check\n",
+		ms(nc), 100*float64(nc)/float64(check))
 	fmt.Printf("\nload average at the end: %s\n", loadavg())
 	return nil
 }
@@ -261,6 +284,43 @@ func fmtDur(d time.Duration) string {
 		return fmt.Sprintf("%.0f µs", float64(d)/1e3)
 	}
 	return ms(d)
+}
+
+// screens are the document screen over every Markdown text of root and
+// the name screen over every path, as a cold call runs them, to be timed
+// in this process.
+func screens(root string) (docs, names *cold, err error) {
+	var texts, paths []string
+	err = filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		paths = append(paths, filepath.ToSlash(rel))
+		if info.Mode().IsRegular() && strings.HasSuffix(p, ".md") {
+			b, err := os.ReadFile(p)
+			texts = append(texts, string(b))
+			return err
+		}
+		return nil
+	})
+	docs = &cold{name: "screen", fn: func() error {
+		for _, t := range texts {
+			if guard.Credential(t) || guard.ContainsRoot(t, root) {
+				return fmt.Errorf("a generated note was screened out")
+			}
+		}
+		return nil
+	}}
+	names = &cold{name: "names", fn: func() error {
+		for _, p := range paths {
+			if policy.Sensitive(p) {
+				return fmt.Errorf("a generated path was called sensitive")
+			}
+		}
+		return nil
+	}}
+	return docs, names, err
 }
 
 // findRipgrep finds rg, installing Debian's ripgrep package when it is
