@@ -121,6 +121,7 @@ type envelope struct {
 	Reason    *string         `json:"reason"`
 	Result    json.RawMessage `json:"result"`
 	Omissions []any           `json:"omissions"`
+	Message   string          `json:"message"`
 }
 
 func (s *server) call(name string, args map[string]any) (*mcp.CallToolResult, *envelope, error) {

@@ -26,6 +26,8 @@ type Envelope struct {
 	Reason    *string    `json:"reason"`
 	Result    any        `json:"result"` // a generic JSON tree, or nil
 	Omissions []Omission `json:"omissions"`
+	// Message says, on a failure only, what went wrong and what to do.
+	Message string `json:"message,omitempty"`
 	// firewall marks a refusal by the result firewall (never serialised).
 	firewall bool
 }
@@ -44,13 +46,43 @@ var failures = map[reason.Code]bool{
 	reason.ResponseLimitExceeded: true,
 }
 
+// advice is what a failure says when the producer gave no message of its
+// own: what the reason means and what to do next, in words an agent can act
+// on. It never names a path, an alias or an argument.
+var advice = map[reason.Code]string{
+	reason.UnknownWorkspace:         "no workspace is bound to this alias: use one of the aliases vivary-mcp was started with (--workspace ALIAS PATH)",
+	reason.PathRefused:              "a text, path or filter names something the privacy policy keeps out, or is not a safe workspace-relative path: ask without it",
+	reason.WorkspaceUnavailable:     "the bound workspace folder is gone, unreadable or was replaced: restart vivary-mcp with the folder's current path",
+	reason.ServerBusy:               "another call is still running and only one runs at a time: send this call again once it has answered",
+	reason.ProducerUnavailable:      "the call could not be answered: try again, and if it keeps failing run `vivary check --workspace DIR` on the workspace to see why",
+	reason.PrivacyPolicyUnavailable: "the privacy policy could not be applied, so nothing was read: run `create-vivary doctor --workspace DIR` to see why",
+	reason.WorkLimitExceeded:        "the workspace is over a work limit: exclude folders in .vivary/workspace.toml",
+	reason.ResponseLimitExceeded:    "the complete result would pass 1 MiB: ask for fewer matches (limit), a smaller budget or snippet, or fewer claims",
+}
+
+// timeoutAdvice is the message of a call the timeout ended.
+const timeoutAdvice = "the call ran past the 30-second limit and was stopped: ask a narrower question, or try again when the workspace is quieter"
+
 func failure(tool, alias string, code reason.Code) *Envelope {
 	if !failures[code] {
 		code = reason.ProducerUnavailable
 	}
 	r := string(code)
 	return &Envelope{Schema: EnvelopeSchema, Tool: tool, Status: code.Status(), Complete: false, Workspace: alias,
-		Reason: &r, Result: nil, Omissions: []Omission{{Kind: "adapter_refusal", Reason: r, Count: 1}}}
+		Reason: &r, Result: nil, Omissions: []Omission{{Kind: "adapter_refusal", Reason: r, Count: 1}}, Message: advice[code]}
+}
+
+// failureOf is the failure for a producer error: its own message when it
+// carries one that is safe to show (a fixed sentence that says what to fix,
+// screened again here), else the reason's advice.
+func failureOf(tool, alias string, err error, root string) *Envelope {
+	e := failure(tool, alias, codeOf(err))
+	var re *reason.Error
+	if errors.As(err, &re) && re.Code == reason.Of(err) && string(re.Code) == *e.Reason && re.Msg != "" &&
+		guard.OutputSafe(re.Msg, MaxMessageChars) && !guard.ContainsRoot(re.Msg, root) && !guard.MachinePath(re.Msg) {
+		e.Message = re.Msg
+	}
+	return e
 }
 
 func success(tool, alias string, result any, complete bool) *Envelope {
@@ -68,8 +100,12 @@ func (e *Envelope) tree() map[string]any {
 	for i, o := range e.Omissions {
 		om[i] = map[string]any{"kind": o.Kind, "reason": o.Reason, "count": json.Number(strconv.Itoa(o.Count))}
 	}
-	return map[string]any{"schema": e.Schema, "tool": e.Tool, "status": e.Status, "complete": e.Complete,
+	t := map[string]any{"schema": e.Schema, "tool": e.Tool, "status": e.Status, "complete": e.Complete,
 		"workspace": e.Workspace, "reason": reason, "result": e.Result, "omissions": om}
+	if e.Message != "" {
+		t["message"] = e.Message
+	}
+	return t
 }
 
 // text is the compact, key-sorted JSON of the envelope with raw UTF-8.

@@ -61,7 +61,17 @@ func TestIgnoreRulesAboveAndBelowTheRoot(t *testing.T) {
 		}
 	}
 	testws.Write(t, thin, "notes/.gitignore", "diary.md\n")
-	if got := s.reason("vivary_query", map[string]any{"workspace": "ws1", "text": "quokka"}); got != "privacy_policy_unavailable" {
-		t.Fatalf("after a nested .gitignore with rules of its own: %s", got)
+	// The refusal says what was found and what to do about it.
+	_, e, err := s.call("vivary_query", map[string]any{"workspace": "ws1", "text": "quokka"})
+	if err != nil || e.Reason == nil || *e.Reason != "privacy_policy_unavailable" ||
+		!strings.Contains(e.Message, "nested .gitignore") || !strings.Contains(e.Message, "git init") {
+		t.Fatalf("after a nested .gitignore with rules of its own: %v %+v", err, e)
+	}
+	if strings.Contains(e.Message, "notes") || strings.Contains(e.Message, thin) {
+		t.Fatalf("the message names a path: %s", e.Message)
+	}
+	_, e, err = s.call("vivary_check", map[string]any{"workspace": "nosuch"})
+	if err != nil || e.Status != "refused" || !strings.Contains(e.Message, "--workspace ALIAS PATH") {
+		t.Fatalf("unknown alias: %v %+v", err, e)
 	}
 }

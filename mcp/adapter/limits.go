@@ -30,6 +30,9 @@ const (
 	MaxDiagnosticBytes = 4096
 	// MaxEnvelopeOmissions bounds the envelope's omission rows.
 	MaxEnvelopeOmissions = 8
+	// MaxMessageChars bounds a failure envelope's message: a sentence or
+	// two that says what to fix, never a dump.
+	MaxMessageChars = 1024
 	// ProducerTimeout is how long one producer call may run.
 	ProducerTimeout = 30 * time.Second
 	// CancellationGrace is how long a cancelled producer is waited for.

@@ -101,6 +101,7 @@ func OutputSchema(tool string) map[string]any {
 			"reason":    map[string]any{"type": []any{"string", "null"}},
 			"result":    map[string]any{"oneOf": []any{map[string]any{"$ref": "#/$defs/producer"}, map[string]any{"type": "null"}}},
 			"omissions": map[string]any{"type": "array", "maxItems": MaxEnvelopeOmissions, "items": items},
+			"message":   map[string]any{"type": "string", "minLength": 1, "maxLength": MaxMessageChars},
 		},
 		"required":             []any{"schema", "tool", "status", "complete", "workspace", "reason", "result", "omissions"},
 		"additionalProperties": false,

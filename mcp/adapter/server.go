@@ -268,7 +268,9 @@ func (s *Server) run(ctx context.Context, tool string, b *Binding, a *args) (out
 	case <-timer.C:
 		cancel()
 		s.wait(done)
-		return outcome{envelope: failure(tool, a.Workspace, reason.ProducerUnavailable), timedOut: true}, false
+		env := failure(tool, a.Workspace, reason.ProducerUnavailable)
+		env.Message = timeoutAdvice
+		return outcome{envelope: env, timedOut: true}, false
 	case <-ctx.Done():
 		cancel()
 		s.wait(done)
@@ -300,7 +302,7 @@ func (s *Server) wait(done <-chan *Envelope) {
 func (s *Server) produce(ctx context.Context, tool string, b *Binding, a *args) *Envelope {
 	v, err := s.opts.Producer(ctx, tool, b.Reader, a)
 	if err != nil {
-		return failure(tool, a.Workspace, codeOf(err))
+		return failureOf(tool, a.Workspace, err, b.Reader.Workspace().Root())
 	}
 	if ctx.Err() != nil {
 		return failure(tool, a.Workspace, reason.ProducerUnavailable)
