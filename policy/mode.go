@@ -72,7 +72,8 @@ func detectMode(ctx context.Context, ws *workspace.Workspace) (Mode, gitSite, er
 	if top == ws.Root() {
 		info, err := ws.Lstat(".git")
 		if err != nil || !info.IsDir() {
-			return "", gitSite{}, unavailable("the workspace .git is not a plain directory", err)
+			return "", gitSite{}, unavailable("the workspace's .git is not a plain directory (a linked worktree or a submodule, whose ignore rules live elsewhere); "+
+				"use a plain clone or the main worktree as the workspace, or a folder outside Git", err)
 		}
 		return ModeGit, gitSite{top: top}, nil
 	}

@@ -206,7 +206,7 @@ func (r *Reader) refuseIgnored(ctx context.Context, arg string, paths []string) 
 		return reason.Wrap(reason.PrivacyPolicyUnavailable, "the ignore policy could not be read", err)
 	}
 	if ignored {
-		return reason.New(reason.PathRefused, arg+" names a path the workspace's ignore policy excludes; name only what the ignore rules admit")
+		return reason.New(reason.PathRefused, "a path in "+arg+" is one the workspace's ignore policy excludes; name only what the ignore rules admit")
 	}
 	return nil
 }
