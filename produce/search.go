@@ -28,13 +28,16 @@ func (a searchArgs) query() search.Query {
 	for i, p := range a.paths {
 		globs[i] = fnmatchRegexp(strings.ReplaceAll(p, `\`, "/"))
 	}
-	return search.Query{
+	q := search.Query{
 		Text: a.text, K: a.k, SnippetChars: a.snippetChars, EdgeFilters: len(a.edges),
-		Keep: func(d *graph.Document, edges []graph.Edge) bool {
-			return (len(typeSet) == 0 || typeSet[d.Type]) && (len(globs) == 0 || anyMatch(globs, d.Path)) && edgesMatch(edges, a.edges)
-		},
 		Safe: func(s string) bool { return guard.OutputSafe(s, limits.MaxSnippetChars+6) },
 	}
+	if len(a.types)+len(a.paths)+len(a.edges) > 0 {
+		q.Keep = func(d *graph.Document, edges []graph.Edge) bool {
+			return (len(typeSet) == 0 || typeSet[d.Type]) && (len(globs) == 0 || anyMatch(globs, d.Path)) && edgesMatch(edges, a.edges)
+		}
+	}
+	return q
 }
 
 func anyMatch(globs []*regexp.Regexp, s string) bool {

@@ -40,8 +40,9 @@ type termTF struct {
 // Prepared is what the snapshot's read pass computes per document for the
 // index: its distinct terms (dropped once indexed) and field lengths.
 type Prepared struct {
-	terms []termTF
-	lens  [nFields]int32
+	terms           []termTF
+	lens            [nFields]int32
+	idKey, titleKey string // the id's and the title's terms, joined by "-"
 }
 
 // Prepare tokenizes d for the index; it is snapshot.Options.Prepare.
@@ -71,6 +72,7 @@ func prepare(d *graph.Document) *Prepared {
 	}
 	add(fPath, d.Path)
 	add(fBody, Body(d))
+	p.idKey, p.titleKey = strings.Join(Terms(d.ID), "-"), strings.Join(Terms(d.Title), "-")
 	return p
 }
 
@@ -84,8 +86,9 @@ func Body(d *graph.Document) string {
 }
 
 type slotDoc struct {
-	doc  *graph.Document // nil when dead
-	lens [nFields]int32
+	doc             *graph.Document // nil when dead
+	lens            [nFields]int32
+	idKey, titleKey string
 }
 
 // Index is the inverted index of one snapshot's documents. Update moves it
@@ -101,6 +104,9 @@ type Index struct {
 	// resolved holds the ids some document has: an edge to one of them is
 	// shown with a hit and matched by an edge filter.
 	resolved map[string]bool
+	// scratch of Search
+	acc     []cand
+	touched []uint32
 }
 
 // NewIndex returns an empty index; Update fills it.
@@ -191,7 +197,7 @@ func (ix *Index) add(d *graph.Document, p *Prepared) {
 		p = prepare(d)
 	}
 	slot := uint32(len(ix.slots))
-	ix.slots = append(ix.slots, slotDoc{doc: d, lens: p.lens})
+	ix.slots = append(ix.slots, slotDoc{doc: d, lens: p.lens, idKey: p.idKey, titleKey: p.titleKey})
 	ix.bySlot[d] = slot
 	ix.live++
 	for f := range nFields {
@@ -253,6 +259,7 @@ func (ix *Index) compact() {
 		pl.ps = out
 	}
 	ix.slots = slots
+	ix.acc = nil
 }
 
 // edgeText is the field names and targets of d's resolved edges, for the

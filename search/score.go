@@ -94,7 +94,19 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			avg[f] = float64(ix.sumLen[f]) / n
 		}
 	}
-	acc := map[uint32]*cand{}
+	// Scores accumulate in arrays indexed by slot, kept between searches
+	// (the owner serialises them) and cleared through the touched list.
+	if len(ix.acc) < len(ix.slots) {
+		ix.acc = make([]cand, len(ix.slots))
+	}
+	acc := ix.acc
+	touched := ix.touched[:0]
+	defer func() {
+		for _, s := range touched {
+			acc[s] = cand{}
+		}
+		ix.touched = touched[:0]
+	}()
 	for i, pl := range lists {
 		if pl == nil {
 			continue
@@ -117,18 +129,47 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 				norm := 1 - fieldB[f] + fieldB[f]*float64(sd.lens[f])/avg[f]
 				w += fieldWeight[f] * float64(p.tf[f]) / norm
 			}
-			c := acc[p.slot]
-			if c == nil {
-				c = &cand{slot: p.slot}
-				acc[p.slot] = c
+			c := &acc[p.slot]
+			if c.fields == 0 && c.score == 0 {
+				c.slot = p.slot
+				touched = append(touched, p.slot)
 			}
 			c.score += idfs[i] * w * (k1 + 1) / (k1 + w)
 			c.fields |= fields
 		}
 	}
-	var cands []*cand
 	keep := func(sd *slotDoc) bool {
 		return q.Keep == nil || q.Keep(sd.doc, ix.edges(sd.doc))
+	}
+	var exact func(c *cand)
+	if nWords > 0 {
+		key := strings.Join(terms[:nWords], "-")
+		sum := 0.0
+		for _, idf := range idfs[:nWords] {
+			sum += idf
+		}
+		exact = func(c *cand) {
+			if sd := &ix.slots[c.slot]; sd.idKey == key || sd.titleKey == key {
+				c.score += exactTitle * sum
+			}
+		}
+	}
+	// Proximity needs the text, so only the best few are looked at again.
+	pool := q.K + 10
+	var top []cand
+	consider := func(c cand) {
+		if exact != nil && c.fields&(1<<fTitle) != 0 {
+			exact(&c)
+		}
+		if len(top) == pool && !ix.less(&c, &top[pool-1]) {
+			return
+		}
+		i := sort.Search(len(top), func(i int) bool { return ix.less(&c, &top[i]) })
+		if len(top) < pool {
+			top = append(top, cand{})
+		}
+		copy(top[i+1:], top[i:len(top)-1])
+		top[i] = c
 	}
 	if q.EdgeFilters > 0 {
 		for s := range ix.slots {
@@ -136,52 +177,23 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			if sd.doc == nil || !keep(sd) {
 				continue
 			}
-			c := acc[uint32(s)]
-			if c == nil {
-				c = &cand{slot: uint32(s)}
-			}
-			cands = append(cands, c)
+			c := acc[s]
+			c.slot = uint32(s)
+			consider(c)
 		}
 	} else {
-		for _, c := range acc {
-			if c.score > 0 && keep(&ix.slots[c.slot]) {
-				cands = append(cands, c)
+		for _, s := range touched {
+			if c := acc[s]; c.score > 0 && keep(&ix.slots[s]) {
+				consider(c)
 			}
 		}
 	}
-	if key := strings.Join(terms[:nWords], "-"); nWords > 0 {
-		sum := 0.0
-		for _, idf := range idfs[:nWords] {
-			sum += idf
+	cands := top
+	if nWords > 1 {
+		for i := range cands {
+			cands[i].score += proximity(Body(ix.slots[cands[i].slot].doc), qt, idfs[:nWords])
 		}
-		for _, c := range cands {
-			d := ix.slots[c.slot].doc
-			if strings.Join(Terms(d.ID), "-") == key || strings.Join(Terms(d.Title), "-") == key {
-				c.score += exactTitle * sum
-			}
-		}
-	}
-	less := func(a, b *cand) bool {
-		if a.score != b.score {
-			return a.score > b.score
-		}
-		da, db := ix.slots[a.slot].doc, ix.slots[b.slot].doc
-		if c := guard.Compare(da.Path, db.Path); c != 0 {
-			return c < 0
-		}
-		return da.ID < db.ID
-	}
-	// Proximity needs the text, so only the best few are looked at again.
-	pool := q.K + 10
-	sort.Slice(cands, func(i, j int) bool { return less(cands[i], cands[j]) })
-	if len(cands) > pool {
-		cands = cands[:pool]
-	}
-	if len(terms) > 1 {
-		for _, c := range cands {
-			c.score += proximity(Body(ix.slots[c.slot].doc), qt, idfs[:nWords])
-		}
-		sort.Slice(cands, func(i, j int) bool { return less(cands[i], cands[j]) })
+		sort.Slice(cands, func(i, j int) bool { return ix.less(&cands[i], &cands[j]) })
 	}
 	if len(cands) > q.K {
 		cands = cands[:q.K]
@@ -209,6 +221,18 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hits = append(hits, h)
 	}
 	return hits, nil
+}
+
+// less is the rank order: score, then path, then id.
+func (ix *Index) less(a, b *cand) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	da, db := ix.slots[a.slot].doc, ix.slots[b.slot].doc
+	if c := guard.Compare(da.Path, db.Path); c != 0 {
+		return c < 0
+	}
+	return da.ID < db.ID
 }
 
 // proximity rewards query terms that stand close together in the body, in

@@ -20,6 +20,17 @@ type token struct {
 	parts      int // for a whole compound, how many word runs it holds; else 0
 }
 
+// asciiWord maps an ASCII letter or digit to its lower case, else 0.
+var asciiWord = func() (t [utf8.RuneSelf]byte) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c)
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = byte(c), byte(c)
+	}
+	return t
+}()
+
 func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.N, r)
 }
@@ -92,9 +103,21 @@ func scan(s string, fn func(t token)) {
 		parts, whole, wholeStart = 0, whole[:0], -1
 	}
 	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
 		switch {
-		case isWordRune(r):
+		case r < utf8.RuneSelf && asciiWord[r] != 0:
+			if wordStart < 0 {
+				wordStart = i
+			}
+			if wholeStart < 0 {
+				wholeStart = i
+			}
+			word = append(word, asciiWord[r])
+			whole = append(whole, asciiWord[r])
+		case r >= utf8.RuneSelf && isWordRune(r):
 			if wordStart < 0 {
 				wordStart = i
 			}
