@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/vivary-dev/vivary-go/guard"
@@ -118,14 +117,76 @@ func DeriveID(rel, rootName string) string {
 // engine would, so "#\nText" is a heading of "Text" here too.
 var headingRe = regexp.MustCompile(`(?m)^#` + guard.SpaceClass + `+(.+)$`)
 
-// DeriveTitle is the first "# " heading of the body, stripped and trimmed
-// to 512 characters, else the id in title case. A heading of only spaces
-// gives "", which search shows as the id, as the reference does.
-func DeriveTitle(body, id string) string {
-	if m := headingRe.FindStringSubmatch(body); m != nil {
-		return TrimText(guard.TrimSpace(m[1]), limits.MaxTitleChars)
+// DeriveTitle is the first "# " heading of the body outside fenced code
+// blocks, stripped and trimmed to 512 characters, else name (the file name
+// as written, without its extension). A heading of only spaces gives "",
+// which search shows as the id, as the reference does.
+func DeriveTitle(body, name string) string {
+	fences := fencedRanges(body)
+	for _, m := range headingRe.FindAllStringSubmatchIndex(body, -1) {
+		if inRanges(fences, m[0]) {
+			continue
+		}
+		return TrimText(guard.TrimSpace(body[m[2]:m[3]]), limits.MaxTitleChars)
 	}
-	return pyTitle(strings.ReplaceAll(id, "-", " "))
+	return name
+}
+
+// fencedRanges are the byte ranges of the fenced code blocks of body: from
+// a line of three or more backticks or tildes (indented at most three
+// spaces) to a line of at least as many of the same, or the end.
+func fencedRanges(body string) [][2]int {
+	var out [][2]int
+	open, start := "", 0
+	for i := 0; i < len(body); {
+		end := strings.IndexByte(body[i:], '\n')
+		if end < 0 {
+			end = len(body)
+		} else {
+			end += i
+		}
+		line := strings.TrimRight(body[i:end], "\r")
+		trimmed := strings.TrimLeft(line, " ")
+		if len(line)-len(trimmed) <= 3 {
+			if fence := fenceOf(trimmed); fence != "" {
+				switch {
+				case open == "":
+					open, start = fence, i
+				case fence[0] == open[0] && len(fence) >= len(open) && strings.TrimSpace(trimmed[len(fence):]) == "":
+					out = append(out, [2]int{start, end})
+					open = ""
+				}
+			}
+		}
+		i = end + 1
+	}
+	if open != "" {
+		out = append(out, [2]int{start, len(body)})
+	}
+	return out
+}
+
+func fenceOf(line string) string {
+	if line == "" || (line[0] != '`' && line[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(line) && line[n] == line[0] {
+		n++
+	}
+	if n < 3 {
+		return ""
+	}
+	return line[:n]
+}
+
+func inRanges(rs [][2]int, at int) bool {
+	for _, r := range rs {
+		if at >= r[0] && at < r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // TrimText keeps s within max code points, ending a cut with "...".
@@ -135,27 +196,6 @@ func TrimText(s string, max int) string {
 	}
 	r := []rune(s)
 	return guard.TrimRightSpace(string(r[:max-3])) + "..."
-}
-
-// pyTitle is Python's str.title: a letter after a non-letter is upper-cased,
-// every other letter lower-cased.
-func pyTitle(s string) string {
-	var b strings.Builder
-	prevLetter := false
-	for _, r := range s {
-		if unicode.IsLetter(r) {
-			if prevLetter {
-				b.WriteRune(unicode.ToLower(r))
-			} else {
-				b.WriteRune(unicode.ToTitle(r))
-			}
-			prevLetter = true
-		} else {
-			b.WriteRune(r)
-			prevLetter = false
-		}
-	}
-	return b.String()
 }
 
 func localDate(ns int64) string {
@@ -172,7 +212,7 @@ func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64)
 	d := &Document{Path: rel, Text: text, Type: TypeFor(cfg, rel)}
 	fmText, body, unclosed, has := Split(text)
 	d.ID = DeriveID(rel, rootName)
-	d.Title = DeriveTitle(body, d.ID)
+	d.Title = DeriveTitle(body, stripExt(rel[strings.LastIndexByte(rel, '/')+1:]))
 	created := mtime
 	if ctime > 0 && ctime < created {
 		created = ctime
@@ -308,6 +348,19 @@ func (d *Document) UnresolvedFindings(ids map[string]bool) []Finding {
 	for _, e := range d.Edges {
 		if !ids[e.To] {
 			out = append(out, finding(d.Path, e.Line, "W220", unresolvedDetail(e)))
+		}
+	}
+	return out
+}
+
+// AmbiguousFindings are the W221 findings of d: refs to an id that several
+// documents share (notes of one file name in different folders), given the
+// number of documents per id. A ref cannot say which one it means.
+func (d *Document) AmbiguousFindings(holders map[string]int) []Finding {
+	var out []Finding
+	for _, e := range d.Edges {
+		if n := holders[e.To]; n > 1 {
+			out = append(out, finding(d.Path, e.Line, "W221", ambiguousDetail(e, n)))
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/vivary-dev/vivary-go/guard"
@@ -28,6 +29,7 @@ var Messages = map[string]string{
 	"W202": "unknown field",
 	"W210": "redundant derived field",
 	"W220": "unresolved reference",
+	"W221": "ambiguous reference",
 }
 
 // maxMessageChars is the check result schema's bound on a message.
@@ -123,6 +125,13 @@ func unknownDetail(key, typ string) string {
 func unresolvedDetail(e Edge) string {
 	if k := fieldName(e.Field); k != "" {
 		return k + " names " + e.To + ", which no document has as its id"
+	}
+	return ""
+}
+
+func ambiguousDetail(e Edge, n int) string {
+	if k := fieldName(e.Field); k != "" {
+		return k + " names " + e.To + ", which " + strconv.Itoa(n) + " documents have as their id; rename all but one of them"
 	}
 	return ""
 }

@@ -77,8 +77,11 @@ func TestDerive(t *testing.T) {
 	for _, c := range []struct{ body, id, want string }{
 		{"# Hello  \nmore", "x", "Hello"},
 		{"text\n#   Second\n# Third", "x", "Second"},
-		{"no heading", "greenfield-mcp-proof", "Greenfield Mcp Proof"},
-		{"#nospace", "a-b", "A B"},
+		{"no heading", "Greenfield MCP proof", "Greenfield MCP proof"},
+		{"#nospace", "a-b", "a-b"},
+		{"```sh\n# Login\n```\n# Headless Sync", "x", "Headless Sync"},
+		{"~~~~\n# In code\n~~~\n# still code\n~~~~\n\n# Out", "x", "Out"},
+		{"```\n# never closed", "Obsidian for iOS", "Obsidian for iOS"},
 		{"# " + strings.Repeat("a", 600), "x", strings.Repeat("a", 509) + "..."},
 	} {
 		if got := graph.DeriveTitle(c.body, c.id); got != c.want {

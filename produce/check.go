@@ -85,6 +85,10 @@ func (r *Reader) Check(ctx context.Context, args CheckArgs) (*CheckResult, error
 	for id := range snap.Graph.Nodes {
 		ids[id] = true
 	}
+	holders := map[string]int{}
+	for _, d := range snap.Docs {
+		holders[d.ID]++
+	}
 	res := &CheckResult{Schema: CheckSchemaID, Findings: []graph.Finding{}, Strict: snap.Config.Strict}
 	if args.Strict != nil {
 		res.Strict = *args.Strict
@@ -99,7 +103,7 @@ func (r *Reader) Check(ctx context.Context, args CheckArgs) (*CheckResult, error
 				hit[i] = true
 			}
 		}
-		fs := append(append([]graph.Finding{}, d.Findings...), d.UnresolvedFindings(ids)...)
+		fs := append(append(append([]graph.Finding{}, d.Findings...), d.UnresolvedFindings(ids)...), d.AmbiguousFindings(holders)...)
 		res.Checked++
 		if len(fs) == 0 {
 			res.Clean++

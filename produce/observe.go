@@ -342,3 +342,12 @@ func governedTerms(q string) []string {
 	}
 	return out
 }
+
+// stopwords are the reference's 27, which governed observation keeps.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("a an and are as at be by do does for from how i in is it of on or our the this to we what where which who why") {
+		stopwords[w] = true
+	}
+}

@@ -64,10 +64,18 @@ func TestQueryScoringExample(t *testing.T) {
 	if ids(res) != "greenfield-mcp-proof" {
 		t.Fatalf("ids %s", ids(res))
 	}
-	// id/title: phrase 120 + earned 40 + operational 40 + proof 2x40; frontmatter: proof 24;
-	// path: proof 16; body: phrase 40 + 10 + 10 + proof 2x10 (the heading and the id-free body).
-	if res.Results[0].Score != 400 {
-		t.Errorf("score %d, want 400", res.Results[0].Score)
+	// The title holds the whole question: every other hit scores below it.
+	all, err := produce.Query(bg, bindWS(t, root), produce.QueryArgs{Text: "earned operational proof", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Results[0].ID != "greenfield-mcp-proof" || all.Results[0].Score != res.Results[0].Score {
+		t.Fatalf("unfiltered top %+v, filtered score %d", all.Results[0], res.Results[0].Score)
+	}
+	for _, h := range all.Results[1:] {
+		if h.Score < 1 || h.Score >= res.Results[0].Score {
+			t.Errorf("%s scores %d beside %d", h.ID, h.Score, res.Results[0].Score)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/search"
 	"github.com/vivary-dev/vivary-go/snapshot"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -20,27 +21,28 @@ import (
 type Omission = snapshot.Omission
 
 // Reader serves producers over one bound workspace: a snapshot source that
-// proves its kept snapshot fresh on every call, and the search index of
-// that snapshot, built on first use. Safe for concurrent use.
+// proves its kept snapshot fresh on every call, and the search index,
+// brought up to date with each new snapshot. Safe for concurrent use.
 type Reader struct {
 	ws     *workspace.Workspace
 	source *snapshot.Source
-	mu     sync.Mutex
-	snap   *snapshot.Snapshot // the snapshot index belongs to
-	index  *searchIndex
+	mu     sync.Mutex // serialises searches: the index is updated in place
+	index  *search.Index
 }
 
-// NewReader returns a Reader over ws.
+// NewReader returns a Reader over ws. Its snapshots tokenize the documents
+// for search while they are read, since one-shot callers mostly search;
+// the check alone pays a little for it.
 func NewReader(ws *workspace.Workspace) *Reader {
-	return &Reader{ws: ws, source: snapshot.NewSource(ws, snapshot.Options{})}
+	return &Reader{ws: ws, source: snapshot.NewSource(ws, snapshot.Options{Prepare: search.Prepare}), index: search.NewIndex()}
 }
 
 // NewServingReader returns a Reader for a long-lived process (vivary-mcp):
 // its snapshots are kept fresh by the kernel's change feed where there is
-// one, so a call on an unchanged tree costs the same at any size. Close it
-// when done.
+// one, so a call on an unchanged tree costs the same at any size, and the
+// search index is updated per changed document. Close it when done.
 func NewServingReader(ws *workspace.Workspace) *Reader {
-	return &Reader{ws: ws, source: snapshot.NewSource(ws, snapshot.Options{Watch: true})}
+	return &Reader{ws: ws, source: snapshot.NewSource(ws, snapshot.Options{Watch: true, Prepare: search.Prepare}), index: search.NewIndex()}
 }
 
 // Close releases the change feed; the Reader keeps working by stat.
@@ -54,31 +56,19 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
 	return r.source.Snapshot(ctx)
 }
 
-// searchable is a fresh snapshot plus its search index, built on first use.
-func (r *Reader) searchable(ctx context.Context) (*snapshot.Snapshot, *searchIndex, error) {
+// ranked is the search shared by query and find: the fresh snapshot and the
+// projected top hits for a.
+func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, []projected, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	snap, err := r.source.Snapshot(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.snap != snap || r.index == nil {
-		// The index belongs to this snapshot only.
-		r.snap, r.index = snap, newSearchIndex(snap)
-	}
-	return snap, r.index, nil
-}
-
-// ranked is the search shared by query and find: the fresh snapshot and the
-// projected top hits for a.
-func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, []projected, error) {
-	snap, idx, err := r.searchable(ctx)
+	r.index.Update(snap)
+	hits, err := r.index.Search(ctx, a.query())
 	if err != nil {
-		return nil, nil, err
-	}
-	hits, err := idx.search(ctx, a)
-	if err != nil {
-		return nil, nil, err
+		return nil, nil, cancelled(ctx)
 	}
 	proj, err := project(hits)
 	if err != nil {

@@ -818,7 +818,7 @@ func TestSoakOneSession(t *testing.T) {
 			t.Fatalf("call %d: %+v", i, e)
 		}
 	}
-	_, e, err := s.call("vivary_query", map[string]any{"workspace": "ws0", "text": "soak note", "limit": 20})
+	_, e, err := s.call("vivary_query", map[string]any{"workspace": "ws0", "text": "soak", "limit": 20})
 	if err != nil || e.Status != "known" {
 		t.Fatalf("final query: %v %+v", err, e)
 	}

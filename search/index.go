@@ -1,0 +1,288 @@
+package search
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/vivary-dev/vivary-go/graph"
+	"github.com/vivary-dev/vivary-go/guard"
+	"github.com/vivary-dev/vivary-go/snapshot"
+)
+
+// The fields a term is counted in, each with its own weight and length
+// normalisation (see score.go).
+const (
+	fTitle = iota // id and title
+	fMeta         // frontmatter values, refs included
+	fPath
+	fBody // the text after the frontmatter
+	nFields
+)
+
+// posting is one document holding a term: its slot and the term's count
+// per field, saturated at 255 (the score saturates long before).
+type posting struct {
+	slot uint32
+	tf   [nFields]uint8
+}
+
+type plist struct {
+	ps []posting // may hold dead slots until the next compaction
+	df int32     // live documents holding the term
+}
+
+// termTF is one distinct term of a document with its counts per field.
+type termTF struct {
+	term string
+	tf   [nFields]uint8
+}
+
+// Prepared is what the snapshot's read pass computes per document for the
+// index: its distinct terms (dropped once indexed) and field lengths.
+type Prepared struct {
+	terms           []termTF
+	lens            [nFields]int32
+	idKey, titleKey string // the id's and the title's terms, joined by "-"
+}
+
+// Prepare tokenizes d for the index; it is snapshot.Options.Prepare.
+func Prepare(d *graph.Document) any { return prepare(d) }
+
+func prepare(d *graph.Document) *Prepared {
+	p := &Prepared{}
+	at := map[string]int{}
+	add := func(f int, text string) {
+		scan(text, func(t token) {
+			i, ok := at[t.term]
+			if !ok {
+				i = len(p.terms)
+				at[t.term] = i
+				p.terms = append(p.terms, termTF{term: t.term})
+			}
+			if p.terms[i].tf[f] < 255 {
+				p.terms[i].tf[f]++
+			}
+			p.lens[f]++
+		})
+	}
+	add(fTitle, d.ID)
+	add(fTitle, d.Title)
+	for _, f := range d.FM.Fields {
+		add(fMeta, graph.Stringify(f.Value))
+	}
+	add(fPath, d.Path)
+	add(fBody, Body(d))
+	p.idKey, p.titleKey = strings.Join(Terms(d.ID), "-"), strings.Join(Terms(d.Title), "-")
+	return p
+}
+
+// Body is the text of d after its frontmatter.
+func Body(d *graph.Document) string {
+	_, body, unclosed, _ := graph.Split(d.Text)
+	if unclosed {
+		return d.Text
+	}
+	return body
+}
+
+type slotDoc struct {
+	doc             *graph.Document // nil when dead
+	lens            [nFields]int32
+	idKey, titleKey string
+}
+
+// Index is the inverted index of one snapshot's documents. Update moves it
+// to a later snapshot by re-indexing only what changed. Not safe for
+// concurrent use: its owner serialises Update and Search.
+type Index struct {
+	snap   *snapshot.Snapshot
+	slots  []slotDoc
+	bySlot map[*graph.Document]uint32
+	post   map[string]*plist
+	live   int
+	sumLen [nFields]int64
+	// resolved holds the ids some document has: an edge to one of them is
+	// shown with a hit and matched by an edge filter.
+	resolved map[string]bool
+	// scratch of Search
+	acc     []cand
+	touched []uint32
+}
+
+// NewIndex returns an empty index; Update fills it.
+func NewIndex() *Index {
+	return &Index{bySlot: map[*graph.Document]uint32{}, post: map[string]*plist{}}
+}
+
+// Snapshot is the snapshot the index describes.
+func (ix *Index) Snapshot() *snapshot.Snapshot { return ix.snap }
+
+// Update makes the index describe s: from the snapshot's change list when
+// it follows the indexed one directly, else by comparing documents (a
+// kept document is the very same pointer).
+func (ix *Index) Update(s *snapshot.Snapshot) {
+	if ix.snap == s {
+		return
+	}
+	var gone []*graph.Document
+	var added []int
+	if c := s.Changes; ix.snap != nil && c != nil && !c.Full && c.Since == ix.snap.Generation && ix.snap.Generation+1 == s.Generation {
+		old := pathIndex(ix.snap.Docs)
+		for _, p := range append(append([]string{}, c.Removed...), c.Changed...) {
+			if i, ok := old(p); ok {
+				gone = append(gone, ix.snap.Docs[i])
+			}
+		}
+		now := pathIndex(s.Docs)
+		for _, p := range append(append([]string{}, c.Added...), c.Changed...) {
+			if i, ok := now(p); ok {
+				added = append(added, i)
+			}
+		}
+		// A document kept in place is the same pointer; one read again is
+		// not, even when its path was not listed (a changed policy re-reads).
+		if len(ix.bySlot)-len(gone)+len(added) != len(s.Docs) {
+			gone, added = ix.diff(s)
+		}
+	} else {
+		gone, added = ix.diff(s)
+	}
+	for _, d := range gone {
+		ix.remove(d)
+	}
+	for _, i := range added {
+		var p *Prepared
+		if i < len(s.Prepared) {
+			p, _ = s.Prepared[i].(*Prepared)
+		}
+		ix.add(s.Docs[i], p)
+	}
+	if dead := len(ix.slots) - ix.live; dead > 1024 && dead > ix.live {
+		ix.compact()
+	}
+	ix.resolved = make(map[string]bool, len(s.Graph.Nodes))
+	for id := range s.Graph.Nodes {
+		ix.resolved[id] = true
+	}
+	ix.snap = s
+}
+
+func pathIndex(docs []*graph.Document) func(string) (int, bool) {
+	return func(p string) (int, bool) {
+		i := sort.Search(len(docs), func(i int) bool { return guard.Compare(docs[i].Path, p) >= 0 })
+		return i, i < len(docs) && docs[i].Path == p
+	}
+}
+
+// diff finds the indexed documents s no longer holds and those it adds.
+func (ix *Index) diff(s *snapshot.Snapshot) (gone []*graph.Document, added []int) {
+	keep := make(map[*graph.Document]bool, len(s.Docs))
+	for i, d := range s.Docs {
+		if _, ok := ix.bySlot[d]; ok {
+			keep[d] = true
+		} else {
+			added = append(added, i)
+		}
+	}
+	for d := range ix.bySlot {
+		if !keep[d] {
+			gone = append(gone, d)
+		}
+	}
+	return gone, added
+}
+
+func (ix *Index) add(d *graph.Document, p *Prepared) {
+	if p == nil || (p.terms == nil && p.lens != [nFields]int32{}) {
+		p = prepare(d)
+	}
+	slot := uint32(len(ix.slots))
+	ix.slots = append(ix.slots, slotDoc{doc: d, lens: p.lens, idKey: p.idKey, titleKey: p.titleKey})
+	ix.bySlot[d] = slot
+	ix.live++
+	for f := range nFields {
+		ix.sumLen[f] += int64(p.lens[f])
+	}
+	for _, t := range p.terms {
+		pl := ix.post[t.term]
+		if pl == nil {
+			pl = &plist{}
+			ix.post[t.term] = pl
+		}
+		pl.ps = append(pl.ps, posting{slot: slot, tf: t.tf})
+		pl.df++
+	}
+	// The terms live on in the postings; the snapshot keeps only the lengths.
+	p.terms = nil
+}
+
+func (ix *Index) remove(d *graph.Document) {
+	slot, ok := ix.bySlot[d]
+	if !ok {
+		return
+	}
+	delete(ix.bySlot, d)
+	sd := &ix.slots[slot]
+	for f := range nFields {
+		ix.sumLen[f] -= int64(sd.lens[f])
+	}
+	for _, t := range prepare(d).terms {
+		if pl := ix.post[t.term]; pl != nil {
+			if pl.df--; pl.df <= 0 {
+				delete(ix.post, t.term)
+			}
+		}
+	}
+	sd.doc = nil
+	ix.live--
+}
+
+// compact drops dead slots and renumbers the live ones.
+func (ix *Index) compact() {
+	renum := make([]uint32, len(ix.slots))
+	var slots []slotDoc
+	for i, sd := range ix.slots {
+		if sd.doc != nil {
+			renum[i] = uint32(len(slots))
+			ix.bySlot[sd.doc] = uint32(len(slots))
+			slots = append(slots, sd)
+		}
+	}
+	for _, pl := range ix.post {
+		out := pl.ps[:0]
+		for _, p := range pl.ps {
+			if ix.slots[p.slot].doc != nil {
+				p.slot = renum[p.slot]
+				out = append(out, p)
+			}
+		}
+		pl.ps = out
+	}
+	ix.slots = slots
+	ix.acc = nil
+}
+
+// edgeText is the field names and targets of d's resolved edges, for the
+// "edge context match" reason.
+func (ix *Index) edges(d *graph.Document) []graph.Edge {
+	var out []graph.Edge
+	for _, e := range d.Edges {
+		if ix.resolved[e.To] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func hasAny(text string, terms map[string]int) bool {
+	found := false
+	if strings.TrimSpace(text) == "" {
+		return false
+	}
+	scan(text, func(t token) {
+		if _, ok := terms[t.term]; ok {
+			found = true
+		}
+	})
+	return found
+}

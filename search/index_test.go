@@ -1,0 +1,69 @@
+package search_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vivary-dev/vivary-go/internal/testws"
+	"github.com/vivary-dev/vivary-go/search"
+	"github.com/vivary-dev/vivary-go/snapshot"
+)
+
+// render is the ranked paths, scores, reasons and snippets of a search.
+func render(t *testing.T, ix *search.Index, q string) string {
+	t.Helper()
+	hits, err := ix.Search(context.Background(), search.Query{Text: q, K: 10, SnippetChars: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, h := range hits {
+		fmt.Fprintf(&b, "%s %d %v %q\n", h.Doc.Path, h.Score, h.Reasons, h.Snippet)
+	}
+	return b.String()
+}
+
+// An index moved along a source's snapshots, one changed document at a
+// time, answers exactly as one built from the last snapshot alone.
+func TestUpdatedIndexAnswersAsAFreshOne(t *testing.T) {
+	docs := map[string]string{}
+	for i := range 40 {
+		docs[fmt.Sprintf("notes/n%02d.md", i)] = fmt.Sprintf("# Note %d\n\nquokka %s wombat\n", i, strings.Repeat("numbat ", i%7))
+	}
+	root := testws.Thin(t, docs)
+	ws := testws.Bind(t, root)
+	src := snapshot.NewSource(ws, snapshot.Options{Prepare: search.Prepare})
+	defer src.Close()
+	ix := search.NewIndex()
+	ctx := context.Background()
+	steps := []func(){
+		func() {},
+		func() { testws.Write(t, root, "notes/n03.md", "# Note three\n\nplatypus quokka quokka\n") },
+		func() { os.Remove(filepath.Join(root, "notes", "n04.md")) },
+		func() { testws.Write(t, root, "notes/sub/n04.md", "# Moved\n\nwombat numbat platypus\n") },
+		func() {
+			for i := 10; i < 30; i++ {
+				testws.Write(t, root, fmt.Sprintf("notes/n%02d.md", i), fmt.Sprintf("# Rewritten %d\n\nbilby %d\n", i, i))
+			}
+		},
+	}
+	for i, step := range steps {
+		step()
+		snap, err := src.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Update(snap)
+		fresh := search.NewIndex()
+		fresh.Update(snap)
+		for _, q := range []string{"quokka", "numbat wombat", "platypus", "bilby 12", "note"} {
+			if got, want := render(t, ix, q), render(t, fresh, q); got != want {
+				t.Fatalf("step %d, %q: updated index\n%s\nfresh index\n%s", i, q, got, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,280 @@
+package search
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/vivary-dev/vivary-go/graph"
+	"github.com/vivary-dev/vivary-go/guard"
+)
+
+// BM25F: a term's counts in the fields are weighted and length-normalised
+// per field, summed, then saturated once, so a long note cannot win on
+// repetition and a match in a title counts for more than one in prose.
+var (
+	fieldWeight = [nFields]float64{fTitle: 3, fMeta: 2, fPath: 2, fBody: 1}
+	fieldB      = [nFields]float64{fTitle: 0.3, fMeta: 0.5, fPath: 0.3, fBody: 0.75}
+)
+
+const (
+	k1 = 2.0
+	// exactTitle weighs a question that is exactly a document's id or
+	// title (a keyword search for it), per unit of the question's idf.
+	exactTitle = 1.0
+)
+
+// reasonOf names the published reason of a match in each field.
+var reasonOf = [nFields]string{fTitle: "title/id match", fMeta: "frontmatter match", fPath: "path match", fBody: "body match"}
+
+// Query is one search.
+type Query struct {
+	Text string
+	K    int
+	// Keep filters the documents (type, path and edge filters); nil keeps all.
+	Keep func(d *graph.Document, edges []graph.Edge) bool
+	// EdgeFilters is how many edge filters Keep applies: with any, every
+	// kept document is a hit, ranked by its text match.
+	EdgeFilters  int
+	SnippetChars int
+	// Safe says whether a text may be shown; a snippet that is not is
+	// replaced by the next best passage, or none.
+	Safe func(string) bool
+}
+
+// Hit is one ranked document.
+type Hit struct {
+	Doc        *graph.Document
+	Edges      []graph.Edge // resolved edges
+	Score      int          // ≥ 1
+	Reasons    []string
+	Snippet    string
+	HasSnippet bool
+}
+
+type cand struct {
+	slot   uint32
+	score  float64
+	fields uint8
+}
+
+// Search ranks the indexed documents for q: BM25F over the documents that
+// hold a query term (or, with edge filters, every kept document), then a
+// proximity bonus, reasons and snippets for the few best.
+func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	terms := Terms(q.Text)
+	// "hex dump" also looks for "hexdump": two words a note may write as one.
+	nWords := len(terms)
+	for i := 0; i+1 < nWords; i++ {
+		if j := terms[i] + terms[i+1]; ix.post[j] != nil && !slices.Contains(terms, j) {
+			terms = append(terms, j)
+		}
+	}
+	qt := map[string]int{}
+	var lists []*plist
+	var idfs []float64
+	n := float64(ix.live)
+	for i, t := range terms {
+		qt[t] = i
+		pl := ix.post[t]
+		idf := 0.0
+		if pl != nil {
+			df := float64(pl.df)
+			idf = math.Log(1 + (n-df+0.5)/(df+0.5))
+		}
+		lists = append(lists, pl)
+		idfs = append(idfs, idf)
+	}
+	var avg [nFields]float64
+	for f := range nFields {
+		avg[f] = 1
+		if ix.live > 0 && ix.sumLen[f] > 0 {
+			avg[f] = float64(ix.sumLen[f]) / n
+		}
+	}
+	// Scores accumulate in arrays indexed by slot, kept between searches
+	// (the owner serialises them) and cleared through the touched list.
+	if len(ix.acc) < len(ix.slots) {
+		ix.acc = make([]cand, len(ix.slots))
+	}
+	acc := ix.acc
+	touched := ix.touched[:0]
+	defer func() {
+		for _, s := range touched {
+			acc[s] = cand{}
+		}
+		ix.touched = touched[:0]
+	}()
+	for i, pl := range lists {
+		if pl == nil {
+			continue
+		}
+		for j, p := range pl.ps {
+			if j%4096 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			sd := &ix.slots[p.slot]
+			if sd.doc == nil {
+				continue
+			}
+			w := 0.0
+			var fields uint8
+			for f := range nFields {
+				if p.tf[f] == 0 {
+					continue
+				}
+				fields |= 1 << f
+				norm := 1 - fieldB[f] + fieldB[f]*float64(sd.lens[f])/avg[f]
+				w += fieldWeight[f] * float64(p.tf[f]) / norm
+			}
+			c := &acc[p.slot]
+			if c.fields == 0 && c.score == 0 {
+				c.slot = p.slot
+				touched = append(touched, p.slot)
+			}
+			c.score += idfs[i] * w * (k1 + 1) / (k1 + w)
+			c.fields |= fields
+		}
+	}
+	keep := func(sd *slotDoc) bool {
+		return q.Keep == nil || q.Keep(sd.doc, ix.edges(sd.doc))
+	}
+	var exact func(c *cand)
+	if nWords > 0 {
+		key := strings.Join(terms[:nWords], "-")
+		sum := 0.0
+		for _, idf := range idfs[:nWords] {
+			sum += idf
+		}
+		exact = func(c *cand) {
+			if sd := &ix.slots[c.slot]; sd.idKey == key || sd.titleKey == key {
+				c.score += exactTitle * sum
+			}
+		}
+	}
+	// Proximity needs the text, so only the best few are looked at again.
+	pool := q.K + 10
+	var top []cand
+	consider := func(c cand) {
+		if exact != nil && c.fields&(1<<fTitle) != 0 {
+			exact(&c)
+		}
+		if len(top) == pool && !ix.less(&c, &top[pool-1]) {
+			return
+		}
+		i := sort.Search(len(top), func(i int) bool { return ix.less(&c, &top[i]) })
+		if len(top) < pool {
+			top = append(top, cand{})
+		}
+		copy(top[i+1:], top[i:len(top)-1])
+		top[i] = c
+	}
+	if q.EdgeFilters > 0 {
+		for s := range ix.slots {
+			sd := &ix.slots[s]
+			if sd.doc == nil || !keep(sd) {
+				continue
+			}
+			c := acc[s]
+			c.slot = uint32(s)
+			consider(c)
+		}
+	} else {
+		for _, s := range touched {
+			if c := acc[s]; c.score > 0 && keep(&ix.slots[s]) {
+				consider(c)
+			}
+		}
+	}
+	cands := top
+	if nWords > 1 {
+		for i := range cands {
+			cands[i].score += proximity(Body(ix.slots[cands[i].slot].doc), qt, idfs[:nWords])
+		}
+		sort.Slice(cands, func(i, j int) bool { return ix.less(&cands[i], &cands[j]) })
+	}
+	if len(cands) > q.K {
+		cands = cands[:q.K]
+	}
+	hits := make([]Hit, 0, len(cands))
+	for _, c := range cands {
+		d := ix.slots[c.slot].doc
+		h := Hit{Doc: d, Edges: ix.edges(d), Score: max(1, int(math.Round(c.score*100)))}
+		for f := range nFields {
+			if c.fields&(1<<f) != 0 {
+				h.Reasons = append(h.Reasons, reasonOf[f])
+			}
+		}
+		for _, e := range h.Edges {
+			if hasAny(e.Field+" "+e.To, qt) {
+				h.Reasons = append(h.Reasons, "edge context match")
+				break
+			}
+		}
+		if q.EdgeFilters > 0 {
+			h.Score += 20 * q.EdgeFilters
+			h.Reasons = append(h.Reasons, "edge filter match")
+		}
+		h.Snippet, h.HasSnippet = snippet(d, qt, idfs, q.SnippetChars, q.Safe)
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
+
+// less is the rank order: score, then path, then id.
+func (ix *Index) less(a, b *cand) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	da, db := ix.slots[a.slot].doc, ix.slots[b.slot].doc
+	if c := guard.Compare(da.Path, db.Path); c != 0 {
+		return c < 0
+	}
+	return da.ID < db.ID
+}
+
+// proximity rewards query terms that stand close together in the body, in
+// the query's order or not: for each pair of terms next to each other in
+// the query, the closest their occurrences come, weighted by the rarer.
+func proximity(body string, qt map[string]int, idfs []float64) float64 {
+	last := make([]int, len(idfs))
+	best := make([]int, len(idfs)) // best[i]: closest distance of terms i and i+1
+	for i := range last {
+		last[i], best[i] = -1, math.MaxInt
+	}
+	scan(body, func(t token) {
+		if t.parts > 0 {
+			return
+		}
+		i, ok := qt[t.term]
+		if !ok || i >= len(last) {
+			return
+		}
+		last[i] = t.pos
+		if i > 0 && last[i-1] >= 0 {
+			best[i-1] = min(best[i-1], t.pos-last[i-1])
+		}
+		if i+1 < len(last) && last[i+1] >= 0 {
+			best[i] = min(best[i], t.pos-last[i+1])
+		}
+	})
+	bonus := 0.0
+	for i := 0; i+1 < len(idfs); i++ {
+		d := best[i]
+		if d == math.MaxInt {
+			continue
+		}
+		w := min(idfs[i], idfs[i+1])
+		switch {
+		case d <= 1:
+			bonus += w
+		case d <= 3:
+			bonus += w * 0.5
+		case d <= 8:
+			bonus += w * 0.2
+		}
+	}
+	return bonus
+}

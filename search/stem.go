@@ -1,0 +1,97 @@
+package search
+
+import "strings"
+
+// stopwords are the function words and question words a question is
+// made of ("how do I ...", "what is the ..."): they say nothing about
+// which note answers it. Stored stemmed, as terms are.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
+		before being below between both but by can cannot could did do does doing down during each few for from further
+		had has have having he her here hers herself him himself his how i if in into is it its itself just me more most
+		my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some
+		such than that the their theirs them themselves then there these they this those through to too under until up
+		very was we were what when where which while who whom why will with would you your yours yourself yourselves
+		also may might must shall via please want wants need needs way ways thing things something anything
+		possible able let lets tell show find get got make made use used using one`) {
+		stopwords[stem(w)] = true
+	}
+}
+
+func isVowel(c byte) bool { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u' }
+
+func hasVowel(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isVowel(s[i]) || s[i] == 'y' && i > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// stem folds English plurals and verb forms (files, copies, created,
+// running) onto one term, lightly: it only needs to send the forms a
+// question and a note use for one word to the same term, not to find
+// linguistic roots. Identifiers, numbers, short words and anything not
+// plain ASCII letters are left as they are.
+func stem(w string) string {
+	if len(w) <= 3 {
+		return w
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return w
+		}
+	}
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		w = w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"),
+		strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "zes"):
+		w = w[:len(w)-2]
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") &&
+		!strings.HasSuffix(w, "is") && !strings.HasSuffix(w, "as"):
+		w = w[:len(w)-1]
+	}
+	verb := false
+	switch {
+	case strings.HasSuffix(w, "ly") && len(w) >= 7:
+		w = w[:len(w)-2] // quickly, recursively
+	case strings.HasSuffix(w, "able") && len(w) >= 8:
+		w = w[:len(w)-4] // executable, readable
+	case strings.HasSuffix(w, "ied") && len(w) > 4:
+		w = w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "ing") && len(w) > 4:
+		w, verb = unverb(w, 3)
+	case strings.HasSuffix(w, "ed"):
+		w, verb = unverb(w, 2)
+	}
+	if verb && len(w) > 3 && w[len(w)-1] == w[len(w)-2] && !isVowel(w[len(w)-1]) && !strings.ContainsRune("lsz", rune(w[len(w)-1])) {
+		w = w[:len(w)-1] // running, stopped
+	}
+	if len(w) > 4 && w[len(w)-1] == 'e' {
+		w = w[:len(w)-1] // create, creates, created, creating
+	}
+	return w
+}
+
+// unverb drops a verb ending of n bytes. A short stem that ends in a
+// single consonant after a vowel lost an "e" (using, moved, making).
+func unverb(w string, n int) (string, bool) {
+	base := w[:len(w)-n]
+	if !hasVowel(base) {
+		return w, false
+	}
+	if len(base) >= 4 {
+		return base, true
+	}
+	if l := len(base); l >= 2 && !isVowel(base[l-1]) && isVowel(base[l-2]) {
+		return base + "e", false
+	}
+	return w, false
+}
+
+// Stopword reports whether a lowered word is a question stopword.
+func Stopword(w string) bool { return stopwords[stem(w)] }
