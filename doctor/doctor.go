@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vivary-dev/vivary-go/internal/version"
 	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/produce"
@@ -339,6 +340,9 @@ func ProbeMCP() map[string]any {
 		"conformance_status": "unproven",
 		"requires_install":   []string{"vivary-mcp", SDKModule + "@" + SDKVersion},
 	}
+	// adapter_version is the found vivary-mcp's own version string (what its
+	// --version prints), null when none was found or it is not vivary-mcp.
+	row["adapter_version"] = nil
 	set := func(status string, codes []string, present any, sdk any, compatible bool) map[string]any {
 		row["install_status"] = status
 		row["installed"] = status == "installed"
@@ -374,6 +378,7 @@ func ProbeMCP() map[string]any {
 	if info.Main.Path != AdapterModule || info.Path != AdapterPackage {
 		return set("not-installed", []string{"capability_dependency_missing"}, false, nil, false)
 	}
+	row["adapter_version"] = version.Of(info)
 	var sdk string
 	for _, dep := range info.Deps {
 		if dep.Path == SDKModule {

@@ -5,6 +5,7 @@
 // come back as JSON-RPC -32602.
 //
 //   node drive.mjs /path/to/vivary-mcp /path/to/workspace
+import { execFileSync } from 'node:child_process';
 import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,6 +18,8 @@ if (!bin || !workspace) {
 }
 
 const args = ['--workspace', 'docs', workspace, '--observability', 'off'];
+// serverInfo.version must be the string --version prints.
+const builtVersion = execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim().replace(/^vivary-mcp /, '');
 const wantTools = ['vivary_find', 'vivary_query', 'vivary_check', 'vivary_capsule'];
 let failed = 0;
 let passed = 0;
@@ -32,7 +35,7 @@ function check(name, ok, detail) {
 
 async function exercise(label, client, wantVersion) {
   const server = client.getServerVersion();
-  check(`${label} server identity`, server && server.name === 'vivary' && server.version === '0.1.3', JSON.stringify(server));
+  check(`${label} server identity`, server && server.name === 'vivary' && server.version === builtVersion, JSON.stringify(server));
   if (client.getNegotiatedProtocolVersion) {
     const v = client.getNegotiatedProtocolVersion();
     check(`${label} negotiated ${wantVersion}`, v === wantVersion, v);

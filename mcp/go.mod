@@ -2,7 +2,7 @@ module github.com/vivary-dev/vivary-go/mcp
 
 go 1.26.8
 
-require github.com/vivary-dev/vivary-go v0.0.0
+require github.com/vivary-dev/vivary-go v0.1.0
 
 require go.uber.org/goleak v1.3.0
 
@@ -20,5 +20,3 @@ require (
 	golang.org/x/text v0.44.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
-
-replace github.com/vivary-dev/vivary-go => ../

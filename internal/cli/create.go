@@ -10,6 +10,7 @@ import (
 
 	"github.com/vivary-dev/vivary-go/doctor"
 	"github.com/vivary-dev/vivary-go/greenfield"
+	"github.com/vivary-dev/vivary-go/internal/version"
 	"github.com/vivary-dev/vivary-go/record"
 	"github.com/vivary-dev/vivary-go/scaffold"
 )
@@ -22,6 +23,7 @@ Usage:
   create-vivary adopt DIR --recover [--apply HASH] [--json]
   create-vivary doctor [--workspace DIR] [--json]
   create-vivary record --workspace DIR --path FOLDER/SLUG.md --source FILE --capsule FILE [--apply HASH] [--json]
+  create-vivary --version
 
 Run 'create-vivary COMMAND --help' for the flags of one command.
 
@@ -38,6 +40,9 @@ func Create(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, createHelp)
+		return ExitOK
+	case "--version":
+		fmt.Fprintf(stdout, "create-vivary %s\n", version.String())
 		return ExitOK
 	}
 	for _, c := range createCommands {
@@ -208,7 +213,11 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, c := range rep.Capabilities.AvailableCapabilities {
 			if c["id"] == "interop:mcp" {
-				fmt.Fprintf(stdout, "interop:mcp: %s (conformance %s)\n", c["install_status"], c["conformance_status"])
+				status := fmt.Sprint(c["install_status"])
+				if v, ok := c["adapter_version"].(string); ok {
+					status += ", vivary-mcp " + v
+				}
+				fmt.Fprintf(stdout, "interop:mcp: %s (conformance %s)\n", status, c["conformance_status"])
 			}
 		}
 		if rep.OK {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/vivary-dev/vivary-go/internal/version"
 	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -17,6 +18,7 @@ Usage:
   vivary query   --workspace DIR [flags] TEXT
   vivary find    --workspace DIR [--limit N] [--budget N] [--json] QUESTION
   vivary capsule --workspace DIR [--max-claims N] [--json] QUESTION
+  vivary --version
 
 Run 'vivary COMMAND --help' for the flags of one command.
 
@@ -32,6 +34,9 @@ func Vivary(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, vivaryHelp)
+		return ExitOK
+	case "--version":
+		fmt.Fprintf(stdout, "vivary %s\n", version.String())
 		return ExitOK
 	case "check":
 		return runCheck(args[1:], stdout, stderr)

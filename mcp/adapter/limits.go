@@ -10,8 +10,6 @@ import (
 // argument bounds it shares with the producers are the core's own constants
 // (package limits), so the two can never disagree.
 const (
-	// Version is the adapter release this build implements.
-	Version = "0.1.3"
 	// ProtocolVersion is the pinned MCP protocol revision.
 	ProtocolVersion = "2026-07-28"
 	// MaxWorkspaces bounds the operator-bound workspaces per process.

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"syscall"
 
+	"github.com/vivary-dev/vivary-go/internal/version"
 	"github.com/vivary-dev/vivary-go/reason"
 )
 
@@ -165,7 +166,7 @@ func Main(argv []string) int {
 		return reason.ExitOK
 	}
 	if p.version {
-		fmt.Fprintf(os.Stdout, "vivary-mcp %s\n", Version)
+		fmt.Fprintf(os.Stdout, "vivary-mcp %s\n", version.String())
 		return reason.ExitOK
 	}
 	bindings, err := bindAll(p.rows)

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vivary-dev/vivary-go/canon"
+	"github.com/vivary-dev/vivary-go/internal/version"
 	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/reason"
 	"github.com/vivary-dev/vivary-go/workspace"
@@ -86,7 +87,7 @@ var descriptions = map[string]string{
 
 // MCPServer builds the SDK server: tools capability only, four tools.
 func (s *Server) MCPServer() *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "vivary", Version: Version}, &mcp.ServerOptions{
+	srv := mcp.NewServer(&mcp.Implementation{Name: "vivary", Version: version.String()}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		Logger:       slog.New(slog.DiscardHandler),
