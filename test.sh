@@ -10,6 +10,10 @@ if [ -n "$unformatted" ]; then
   echo "$unformatted" >&2
   exit 1
 fi
+echo "== staticcheck (pinned)"
+for dir in $(go list -m -f '{{.Dir}}'); do
+  (cd "$dir" && go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...)
+done
 for dir in $(go list -m -f '{{.Dir}}'); do
   echo "== $(basename "$dir")"
   (cd "$dir" && go vet ./... && go test -count=1 ./...)

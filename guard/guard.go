@@ -210,10 +210,16 @@ func OutputSafe(s string, max int) bool {
 	return SafeText(s, max) && !Credential(s) && !MachinePath(s)
 }
 
-// SafeRelPath reports a safe workspace-relative path: safe text, no
-// backslash, not absolute, no drive, no empty, "." or ".." segment.
-func SafeRelPath(p string, max int) bool {
-	if !SafeText(p, max) || strings.ContainsRune(p, '\\') || strings.HasPrefix(p, "/") || hasDrive(p) {
+// SafeRelPath reports a safe workspace-relative path: safe text (printable,
+// at most max code points) of a RelPathShape.
+func SafeRelPath(p string, max int) bool { return SafeText(p, max) && RelPathShape(p) }
+
+// RelPathShape reports the shape of a workspace-relative path alone: no
+// backslash, not absolute, no drive, no empty, "." or ".." segment. The MCP
+// adapter checks only this of a check path, so that the text rules are left
+// to the producer and its path_refused answer.
+func RelPathShape(p string) bool {
+	if strings.ContainsRune(p, '\\') || strings.HasPrefix(p, "/") || hasDrive(p) {
 		return false
 	}
 	for _, seg := range strings.Split(p, "/") {

@@ -17,8 +17,11 @@ const (
 	MaxAggregateBytes = 512 << 20
 	// MaxFindings bounds the findings one check may collect.
 	MaxFindings = 200
-	// MaxResults bounds query and find hits (the `limit` argument).
-	MaxResults = 20
+	// MaxResults bounds query and find hits (the `limit` argument);
+	// DefaultQueryResults and DefaultFindResults are its defaults.
+	MaxResults          = 20
+	DefaultQueryResults = 10
+	DefaultFindResults  = 5
 	// MaxQueryChars bounds a question or query text, in code points.
 	MaxQueryChars = 4096
 	// MaxFilters bounds each query filter list.
@@ -64,4 +67,8 @@ const (
 	MaxConfigFields  = 128
 	MaxTypeFolders   = 16
 	MaxConfigDerive  = 64
+	// MaxLosslessInt is the largest count a JSON number carries exactly
+	// (2^53-1, the last integer an IEEE double holds without rounding); a
+	// wire count above it is refused rather than silently rounded.
+	MaxLosslessInt = 1<<53 - 1
 )

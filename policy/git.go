@@ -25,19 +25,24 @@ const gitPath = "/usr/local/bin:/usr/bin:/bin"
 // errGitOutput reports output over its cap.
 var errGitOutput = errors.New("git output over its cap")
 
+// cappedBuffer keeps at most max bytes. The buffer is a named field, not
+// embedded: an embedded bytes.Buffer would promote ReadFrom, and io.Copy
+// (which exec uses for a child's output) would then read past the cap.
 type cappedBuffer struct {
-	bytes.Buffer
+	buf  bytes.Buffer
 	max  int
 	over bool
 }
 
 func (c *cappedBuffer) Write(p []byte) (int, error) {
-	if c.Len()+len(p) > c.max {
+	if c.buf.Len()+len(p) > c.max {
 		c.over = true
 		return 0, errGitOutput
 	}
-	return c.Buffer.Write(p)
+	return c.buf.Write(p)
 }
+
+func (c *cappedBuffer) Bytes() []byte { return c.buf.Bytes() }
 
 // gitEnv is the whole environment git sees: no GIT_* from the caller, no
 // global or system config, no prompts, no replace objects.

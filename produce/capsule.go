@@ -128,7 +128,7 @@ func (r *Reader) Capsule(ctx context.Context, a CapsuleArgs) (*Capsule, error) {
 		return nil, err
 	}
 	if a.MaxClaims < 0 || a.MaxClaims > limits.MaxClaims {
-		return nil, invalid("max_claims must be between 0 and 24")
+		return nil, outOfRange("max_claims", 0, limits.MaxClaims)
 	}
 	snap, err := r.Snapshot(ctx)
 	if err != nil {

@@ -2,6 +2,7 @@ package produce
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -41,16 +42,16 @@ type CheckResult struct {
 // CheckSchemaID is the check result's schema id.
 const CheckSchemaID = "vivary.check-result/v0"
 
-// ValidateCheckPaths applies the check path rules: at most 200 unique safe
+// ValidateCheckPaths applies the check path rules: at most MaxCheckPaths unique safe
 // relative paths, none secret-looking. Errors name the argument only.
 func ValidateCheckPaths(paths []string) error {
 	if len(paths) > limits.MaxCheckPaths {
-		return reason.New(reason.InvalidArguments, "paths holds more than 200 entries; check a parent folder instead")
+		return reason.New(reason.InvalidArguments, fmt.Sprintf("paths holds more than %d entries; check a parent folder instead", limits.MaxCheckPaths))
 	}
 	seen := map[string]bool{}
 	for _, p := range paths {
 		if !guard.SafeRelPath(p, limits.MaxPathChars) || policy.Sensitive(p) || seen[p] {
-			return reason.New(reason.PathRefused, "a check path is refused: it must be a unique, workspace-relative path of at most 512 characters, without '..', and not secret-looking")
+			return reason.New(reason.PathRefused, fmt.Sprintf("a check path is refused: it must be a unique, workspace-relative path of at most %d characters, without '..', and not secret-looking", limits.MaxPathChars))
 		}
 		seen[p] = true
 	}

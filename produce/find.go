@@ -57,10 +57,10 @@ func (r *Reader) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 		return nil, err
 	}
 	if a.Limit < 1 || a.Limit > limits.MaxResults {
-		return nil, invalid("limit must be between 1 and 20")
+		return nil, outOfRange("limit", 1, limits.MaxResults)
 	}
 	if a.Budget < limits.MinFindBudget || a.Budget > limits.MaxFindBudget {
-		return nil, invalid("budget must be between 64 and 4000")
+		return nil, outOfRange("budget", limits.MinFindBudget, limits.MaxFindBudget)
 	}
 	snap, proj, err := r.ranked(ctx, searchArgs{text: a.Question, k: a.Limit, snippetChars: limits.FindSnippetChars})
 	if err != nil {

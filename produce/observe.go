@@ -12,6 +12,7 @@ import (
 
 	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/guard"
+	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/reason"
 	"github.com/vivary-dev/vivary-go/snapshot"
@@ -135,7 +136,7 @@ func observeCheckout(ctx context.Context, r *Reader, snap *snapshot.Snapshot) (*
 			var public []string
 			for _, e := range entries {
 				o.dirtyPaths = append(o.dirtyPaths, e[1])
-				if !policy.Sensitive(e[1]) && guard.SafeRelPath(e[1], 512) {
+				if !policy.Sensitive(e[1]) && guard.SafeRelPath(e[1], limits.MaxPathChars) {
 					public = append(public, e[0]+" "+e[1])
 				}
 			}
@@ -266,7 +267,7 @@ func observeContent(ctx context.Context, r *Reader, o *observation, terms []stri
 		}
 		p := strings.TrimPrefix(fields[0], prefix)
 		n, err := strconv.Atoi(fields[1])
-		if err != nil || !guard.SafeRelPath(p, 512) {
+		if err != nil || !guard.SafeRelPath(p, limits.MaxPathChars) {
 			continue
 		}
 		if _, ok := byPath[p]; !ok {

@@ -3,6 +3,7 @@ package produce
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -18,6 +19,12 @@ import (
 func reasonProducer(msg string) error { return reason.New(reason.ProducerUnavailable, msg) }
 
 func invalid(msg string) error { return reason.New(reason.InvalidArguments, msg) }
+
+// outOfRange refuses a numeric argument, naming the bounds from package
+// limits so the message cannot drift from the check.
+func outOfRange(arg string, lo, hi int) error {
+	return invalid(fmt.Sprintf("%s must be between %d and %d", arg, lo, hi))
+}
 
 // Filters are the three query filter lists.
 type Filters struct {
@@ -77,7 +84,7 @@ func ValidateText(arg, text, root string) error {
 		return invalid(arg + " must not be empty or whitespace")
 	}
 	if guard.Len(text) > limits.MaxQueryChars {
-		return invalid(arg + " is longer than 4096 characters")
+		return invalid(fmt.Sprintf("%s is longer than %d characters", arg, limits.MaxQueryChars))
 	}
 	if !guard.OutputSafe(text, limits.MaxQueryChars) || guard.ContainsRoot(text, root) {
 		return reason.New(reason.PathRefused, arg+" is refused: it holds a control character, a credential or an absolute path; leave those out and ask again")
@@ -94,7 +101,7 @@ func ValidateFilters(f Filters) error {
 	}{{"type_filters", f.Type, limits.MaxTypeFilterChars}, {"path_filters", f.Path, limits.MaxPathChars}, {"edge_filters", f.Edge, limits.MaxEdgeFilterChars}}
 	for _, l := range lists {
 		if len(l.vals) > limits.MaxFilters {
-			return invalid(l.name + " holds more than 16 values")
+			return invalid(fmt.Sprintf("%s holds more than %d values", l.name, limits.MaxFilters))
 		}
 		seen := map[string]bool{}
 		for _, v := range l.vals {
@@ -144,10 +151,10 @@ func (r *Reader) Query(ctx context.Context, a QueryArgs) (*QueryResult, error) {
 		return nil, err
 	}
 	if a.Limit < 1 || a.Limit > limits.MaxResults {
-		return nil, invalid("limit must be between 1 and 20")
+		return nil, outOfRange("limit", 1, limits.MaxResults)
 	}
 	if a.SnippetChars < 0 || a.SnippetChars > limits.MaxSnippetChars {
-		return nil, invalid("snippet_chars must be between 0 and 1000")
+		return nil, outOfRange("snippet_chars", 0, limits.MaxSnippetChars)
 	}
 	if err := ValidateFilters(a.Filters); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/guard"
+	"github.com/vivary-dev/vivary-go/limits"
 )
 
 // decodeStrict decodes one JSON object, refusing duplicate keys and
@@ -104,8 +105,6 @@ func (c *checker) integer(v any, where string, min, max int64) {
 	}
 }
 
-const maxLossless = 1<<53 - 1
-
 // VerifyCapsule parses a saved public capsule and checks it whole: one JSON
 // object without duplicate keys, the closed public capsule schema, and a
 // fingerprint that matches every other key. It returns the capsule.
@@ -133,7 +132,7 @@ func VerifyCapsule(data []byte) (*Capsule, error) {
 		}
 		c.safe(cl["selection_reason"], "claim.selection_reason")
 	}
-	c.integer(m["conflict_count"], "conflict_count", 0, maxLossless)
+	c.integer(m["conflict_count"], "conflict_count", 0, limits.MaxLosslessInt)
 	for _, v := range c.array(m["unknowns"], "unknowns", 64) {
 		u := c.object(v, "unknown", []string{"kind", "fact", "reason"})
 		c.str(u["kind"], "unknown.kind", 64, factIDRe)
@@ -146,14 +145,14 @@ func VerifyCapsule(data []byte) (*Capsule, error) {
 		o := c.object(v, "omission", []string{"kind", "reason", "count"})
 		c.str(o["kind"], "omission.kind", 64, factIDRe)
 		c.safe(o["reason"], "omission.reason")
-		c.integer(o["count"], "omission.count", 1, maxLossless)
+		c.integer(o["count"], "omission.count", 1, limits.MaxLosslessInt)
 	}
 	for _, v := range c.array(m["required_checks"], "required_checks", 64) {
 		rc := c.object(v, "required_check", []string{"name"})
 		c.str(rc["name"], "required_check.name", 256, nil)
 	}
 	b := c.object(m["budget"], "budget", []string{"max_claims"})
-	c.integer(b["max_claims"], "budget.max_claims", 0, maxLossless)
+	c.integer(b["max_claims"], "budget.max_claims", 0, limits.MaxLosslessInt)
 	if _, ok := m["complete"].(bool); !ok {
 		c.fail("complete is not a boolean")
 	}
@@ -163,7 +162,7 @@ func VerifyCapsule(data []byte) (*Capsule, error) {
 		if !kinds[o["kind"]] || o["reason"] != "unsafe_for_public_projection" {
 			c.fail("projection_omission has an unknown kind or reason")
 		}
-		c.integer(o["count"], "projection_omission.count", 1, maxLossless)
+		c.integer(o["count"], "projection_omission.count", 1, limits.MaxLosslessInt)
 	}
 	c.str(m["fingerprint"], "fingerprint", 71, digestRe)
 	if c.err != nil {

@@ -65,7 +65,7 @@ func Write(root string, notes, bodyBytes int) error {
 		k := kinds[i%len(kinds)]
 		id := fmt.Sprintf("%s-%s-%05d", word(r), word(r), i)
 		var body strings.Builder
-		fmt.Fprintf(&body, "---\n%s---\n# %s %s note %d\n\n", k.fields(r, id, ids), strings.Title(word(r)), word(r), i)
+		fmt.Fprintf(&body, "---\n%s---\n# %s %s note %d\n\n", k.fields(r, id, ids), title(word(r)), word(r), i)
 		for body.Len() < bodyBytes {
 			n := 8 + r.Intn(20)
 			for j := 0; j < n; j++ {
@@ -93,3 +93,6 @@ func write(root, rel, content string) error {
 	}
 	return os.WriteFile(p, []byte(content), 0o644)
 }
+
+// title capitalises an ASCII word (the generator's words are all ASCII).
+func title(w string) string { return strings.ToUpper(w[:1]) + w[1:] }

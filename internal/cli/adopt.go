@@ -1,11 +1,10 @@
 package cli
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/vivary-dev/vivary-go/adopt"
 	"github.com/vivary-dev/vivary-go/doctor"
@@ -44,37 +43,33 @@ Flags:
   --apply HASH  apply the approved plan (or recovery) hash
   --recover     preview or apply the recovery of an interrupted adoption
   --json        print the result as JSON
+  --version     print the version
 
 Exit status: 0 applicable or done, 1 the plan has conflicts, 2 usage error
 or refusal.
 `
 
-func runAdopt(args []string, stdout, stderr io.Writer) int {
-	const prog = "create-vivary adopt"
-	fs := newFlags("adopt", adoptHelp, stderr)
-	preset := fs.String("preset", "", "")
+func runAdopt(c *call) int {
+	preset := c.fs.String("preset", "", "")
 	var adapters multi
-	fs.Var(&adapters, "adapter", "")
-	apply := fs.String("apply", "", "")
-	recover := fs.Bool("recover", false, "")
-	asJSON := fs.Bool("json", false, "")
-	pos, done, err := parse(fs, args, adoptHelp, stdout)
-	if done {
-		return ExitOK
-	}
-	if err != nil {
-		return usage(prog, err, stderr)
+	c.fs.Var(&adapters, "adapter", "")
+	apply := c.fs.String("apply", "", "")
+	recover := c.fs.Bool("recover", false, "")
+	pos, exit, ok := c.parse()
+	if !ok {
+		return exit
 	}
 	if len(pos) != 1 {
-		return usage(prog, errors.New("exactly one target directory is required"), stderr)
+		return c.usage("exactly one target directory is required")
 	}
-	applying := false
-	fs.Visit(func(f *flag.Flag) { applying = applying || f.Name == "apply" })
+	applying := c.set("apply")
 	ctx, cancel := signalContext()
 	defer cancel()
+	stdout, asJSON := c.stdout, c.asJSON
+	var err error
 	if *recover {
 		if *preset != "" || len(adapters) > 0 {
-			return usage(prog, errors.New("a recovery uses the interrupted adoption's own options; omit --preset and --adapter"), stderr)
+			return c.usage("a recovery uses the interrupted adoption's own options; omit --preset and --adapter")
 		}
 		var r *adopt.Recovery
 		if applying {
@@ -83,18 +78,18 @@ func runAdopt(args []string, stdout, stderr io.Writer) int {
 			r, err = adopt.PreviewRecovery(ctx, pos[0])
 		}
 		if err != nil {
-			return refuse(prog, err, *asJSON, stdout, stderr)
+			return c.fail(err)
 		}
 		printRecovery(stdout, r, applying, *asJSON)
 		return ExitOK
 	}
 	if *preset != "" && !slices.Contains(scaffold.Presets, *preset) {
-		return usage(prog, errors.New("unknown preset; choose one of coding, second-brain, knowledge-work, writing"), stderr)
+		return c.usage("unknown preset; choose one of %s", strings.Join(scaffold.Presets, ", "))
 	}
 	var selected []string
 	if len(adapters) > 0 {
 		if _, err := scaffold.CheckAdapters(adapters); err != nil {
-			return usage(prog, err, stderr)
+			return c.usage("%v", err)
 		}
 		selected = adapters
 	}
@@ -107,7 +102,7 @@ func runAdopt(args []string, stdout, stderr io.Writer) int {
 		p, err = adopt.Preview(ctx, pos[0], opt)
 	}
 	if err != nil {
-		return refuse(prog, err, *asJSON, stdout, stderr)
+		return c.fail(err)
 	}
 	printPlan(stdout, p, rep, applying, *asJSON)
 	if !p.Applicable() {

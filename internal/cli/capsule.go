@@ -9,11 +9,9 @@ import (
 	"github.com/vivary-dev/vivary-go/produce"
 )
 
-func runCapsule(args []string, stdout, stderr io.Writer) int {
-	var maxClaims *int
-	return runProducer("capsule", capsuleHelp, args, stdout, stderr, func(fs flagSet) {
-		maxClaims = fs.Int("max-claims", limits.DefaultClaims, "")
-	}, func(ctx context.Context, r *produce.Reader, text string) (any, func(io.Writer), error) {
+func runCapsule(c *call) int {
+	maxClaims := c.fs.Int("max-claims", limits.DefaultClaims, "")
+	return runProducer(c, func(ctx context.Context, r *produce.Reader, text string) (any, func(io.Writer), error) {
 		c, err := r.Capsule(ctx, produce.CapsuleArgs{Question: text, MaxClaims: *maxClaims})
 		if err != nil {
 			return nil, nil, err

@@ -17,8 +17,10 @@ import (
 	"os/signal"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/vivary-dev/vivary-go/canon"
+	"github.com/vivary-dev/vivary-go/internal/version"
 	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/reason"
 )
@@ -42,33 +44,129 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	_ = usage
-	return fs
+// program is one binary's command line: vivary or create-vivary.
+type program struct {
+	name     string
+	help     string
+	commands []command // in the order the help lists them
+	// refusal is how this program words a refusal: the line on stderr after
+	// the command's name, and the JSON object printed on stdout with --json.
+	refusal func(err error) (line string, asJSON any)
 }
 
-// parse parses flags wherever they stand among the positional arguments and
-// returns the positionals; -h/--help prints the help on stdout and returns
-// done.
-func parse(fs *flag.FlagSet, args []string, help string, stdout io.Writer) (pos []string, done bool, err error) {
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, help)
-				return nil, true, nil
-			}
-			return nil, false, &usageError{flagError(err)}
+// command is one subcommand; run starts with c.parse.
+type command struct {
+	name string
+	help string
+	run  func(c *call) int
+}
+
+// main is the one top-level dispatcher: help, version, or a command.
+func (p *program) main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, p.help)
+		return ExitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, p.help)
+		return ExitOK
+	case "--version":
+		fmt.Fprintf(stdout, "%s %s\n", p.name, version.String())
+		return ExitOK
+	}
+	for _, cmd := range p.commands {
+		if cmd.name == args[0] {
+			fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			fs.Usage = func() {}
+			c := &call{p: p, cmd: cmd, prog: p.name + " " + cmd.name, args: args[1:], fs: fs, stdout: stdout, stderr: stderr}
+			c.asJSON = fs.Bool("json", false, "")
+			c.version = fs.Bool("version", false, "")
+			return cmd.run(c)
 		}
-		args = fs.Args()
+	}
+	names := make([]string, len(p.commands))
+	for i, c := range p.commands {
+		names[i] = c.name
+	}
+	list := strings.Join(names, ", ")
+	if i := strings.LastIndex(list, ", "); i >= 0 {
+		list = list[:i] + " and " + list[i+2:]
+	}
+	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are %s\nRun '%s --help' for how to use them.\n", p.name, args[0], list, p.name)
+	return ExitUsage
+}
+
+// call is one run of a command: its flags (--json and --version are every
+// command's) and where it prints.
+type call struct {
+	p              *program
+	cmd            command
+	prog           string // "vivary check", the prefix of every message
+	args           []string
+	fs             *flag.FlagSet
+	asJSON         *bool
+	version        *bool
+	stdout, stderr io.Writer
+}
+
+// parse is every command's preamble, after it has defined its own flags. It
+// reads flags wherever they stand among the positional arguments and returns
+// the positionals; when ok is false the command is over (help or version
+// printed, or a usage error reported) and exit is its code.
+func (c *call) parse() (pos []string, exit int, ok bool) {
+	args := c.args
+	for {
+		if err := c.fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(c.stdout, c.cmd.help)
+				return nil, ExitOK, false
+			}
+			return nil, c.fail(&usageError{flagError(err)}), false
+		}
+		args = c.fs.Args()
 		if len(args) == 0 {
-			return pos, false, nil
+			break
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+	if *c.version {
+		fmt.Fprintf(c.stdout, "%s %s\n", c.p.name, version.String())
+		return nil, ExitOK, false
+	}
+	return pos, 0, true
+}
+
+// set reports whether the flag was given (an empty --apply is still one).
+func (c *call) set(name string) bool {
+	given := false
+	c.fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// usage reports a bad command line.
+func (c *call) usage(format string, a ...any) int {
+	return c.fail(&usageError{fmt.Sprintf(format, a...)})
+}
+
+// fail is the one refusal printer: a usage error with the hint to --help, or
+// a refusal in the program's words (on stdout too, as JSON, with --json).
+// Nothing was done either way: exit 2. No message holds a path or a value
+// from the command line.
+func (c *call) fail(err error) int {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(c.stderr, "%s: %s\nRun '%s --help' for its flags and arguments.\n", c.prog, ue.msg, c.prog)
+		return ExitUsage
+	}
+	line, body := c.p.refusal(err)
+	if *c.asJSON {
+		_ = writeJSON(c.stdout, body)
+	}
+	fmt.Fprintf(c.stderr, "%s: %s\n", c.prog, line)
+	return ExitUsage
 }
 
 // flagRanges says what each numeric flag takes.
@@ -107,9 +205,10 @@ func flagError(err error) string {
 	return "the flags could not be read"
 }
 
-// signalContext is cancelled by SIGINT/SIGTERM, so a running git child dies too.
+// signalContext is cancelled by SIGINT or SIGTERM, so a running git child
+// dies too and a writer rolls back instead of being killed halfway.
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt)
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // writeJSON prints v as indented JSON with the Python-compact escaping rules.
@@ -125,32 +224,4 @@ func writeJSON(w io.Writer, v any) error {
 	out.WriteByte('\n')
 	_, err = w.Write(out.Bytes())
 	return err
-}
-
-// refusal is the JSON shape of a typed refusal on the shell.
-type refusal struct {
-	Status  string      `json:"status"`
-	Reason  reason.Code `json:"reason"`
-	Message string      `json:"message"`
-}
-
-// fail reports err and returns exit 2. In JSON mode the refusal is printed on
-// stdout as an object; the message never holds a path.
-func fail(prog string, err error, asJSON bool, stdout, stderr io.Writer) int {
-	var ue *usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for its flags and arguments.\n", prog, ue.msg, prog)
-		return ExitUsage
-	}
-	code := reason.Of(err)
-	msg := string(code)
-	var re *reason.Error
-	if errors.As(err, &re) && re.Msg != "" {
-		msg = re.Msg
-	}
-	if asJSON {
-		_ = writeJSON(stdout, refusal{Status: code.Status(), Reason: code, Message: msg})
-	}
-	fmt.Fprintf(stderr, "%s: %s: %s\n", prog, code, msg)
-	return ExitUsage
 }

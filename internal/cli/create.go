@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -10,7 +8,6 @@ import (
 
 	"github.com/vivary-dev/vivary-go/doctor"
 	"github.com/vivary-dev/vivary-go/greenfield"
-	"github.com/vivary-dev/vivary-go/internal/version"
 	"github.com/vivary-dev/vivary-go/record"
 	"github.com/vivary-dev/vivary-go/scaffold"
 )
@@ -23,9 +20,9 @@ Usage:
   create-vivary adopt DIR --recover [--apply HASH] [--json]
   create-vivary doctor [--workspace DIR] [--json]
   create-vivary record --workspace DIR --path FOLDER/SLUG.md --source FILE --capsule FILE [--apply HASH] [--json]
-  create-vivary --version
 
-Run 'create-vivary COMMAND --help' for the flags of one command.
+Run 'create-vivary COMMAND --help' for the flags of one command, and
+'create-vivary --version' (or 'create-vivary COMMAND --version') for the version.
 
 Exit status: 0 done or healthy, 1 problems found (doctor) or conflicts (adopt),
 2 usage error or refused (nothing was written).
@@ -33,41 +30,24 @@ Exit status: 0 done or healthy, 1 problems found (doctor) or conflicts (adopt),
 
 // Create runs the create-vivary command line and returns its exit code.
 func Create(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, createHelp)
-		return ExitUsage
-	}
-	switch args[0] {
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, createHelp)
-		return ExitOK
-	case "--version":
-		fmt.Fprintf(stdout, "create-vivary %s\n", version.String())
-		return ExitOK
-	}
-	for _, c := range createCommands {
-		if c.name == args[0] {
-			return c.run(args[1:], stdout, stderr)
-		}
-	}
-	return unknownCommand("create-vivary", args[0], createCommands, stderr)
+	return createVivary.main(args, stdout, stderr)
 }
 
-// createCommands are create-vivary's commands, in the order its help lists them.
-var createCommands = []command{{"init", runInit}, {"adopt", runAdopt}, {"doctor", runDoctor}, {"record", runRecord}}
-
-// refuse prints a refusal and returns ExitUsage: like vivary's refusals,
-// nothing was done (doctor's problems are findings, exit 1).
-func refuse(prog string, err error, asJSON bool, stdout, stderr io.Writer) int {
-	if asJSON {
-		_ = writeJSON(stdout, map[string]any{"ok": false, "error": err.Error()})
-	}
-	fmt.Fprintf(stderr, "%s: %s\n", prog, err)
-	return ExitUsage
-}
-
-func usage(prog string, err error, stderr io.Writer) int {
-	return fail(prog, &usageError{err.Error()}, false, nil, stderr)
+var createVivary = &program{
+	name: "create-vivary",
+	help: createHelp,
+	commands: []command{
+		{"init", initHelp, runInit},
+		{"adopt", adoptHelp, runAdopt},
+		{"doctor", doctorHelp, runDoctor},
+		{"record", recordHelp, runRecord},
+	},
+	// The reference's writer refusal: ok false and the message. Like
+	// vivary's refusals, nothing was done (doctor's problems are findings,
+	// exit 1, not refusals).
+	refusal: func(err error) (string, any) {
+		return err.Error(), map[string]any{"ok": false, "error": err.Error()}
+	},
 }
 
 const initHelp = `Usage: create-vivary init DIR [--preset P] [--adapter agents|claude]... [--dry-run] [--json]
@@ -86,43 +66,39 @@ Flags:
                       (.claude/skills/vivary/SKILL.md); repeatable
   --dry-run           list the files without writing
   --json              print the result as JSON
+  --version           print the version
 
 Exit status: 0 created, already initialized or listed, 2 usage error or
 refused (nothing is left written).
 `
 
-func runInit(args []string, stdout, stderr io.Writer) int {
-	const prog = "create-vivary init"
-	fs := newFlags("init", initHelp, stderr)
-	preset := fs.String("preset", scaffold.DefaultPreset, "")
+func runInit(c *call) int {
+	preset := c.fs.String("preset", scaffold.DefaultPreset, "")
 	var adapters multi
-	fs.Var(&adapters, "adapter", "")
-	dry := fs.Bool("dry-run", false, "")
-	asJSON := fs.Bool("json", false, "")
-	pos, done, err := parse(fs, args, initHelp, stdout)
-	if done {
-		return ExitOK
-	}
-	if err != nil {
-		return usage(prog, err, stderr)
+	c.fs.Var(&adapters, "adapter", "")
+	dry := c.fs.Bool("dry-run", false, "")
+	pos, exit, ok := c.parse()
+	if !ok {
+		return exit
 	}
 	if len(pos) != 1 {
-		return usage(prog, errors.New("exactly one target directory is required: create-vivary init DIR"), stderr)
+		return c.usage("exactly one target directory is required: create-vivary init DIR")
 	}
 	if !slices.Contains(scaffold.Presets, *preset) {
-		return usage(prog, fmt.Errorf("unknown preset; choose one of %s", strings.Join(scaffold.Presets, ", ")), stderr)
+		return c.usage("unknown preset; choose one of %s", strings.Join(scaffold.Presets, ", "))
 	}
 	if _, err := scaffold.CheckAdapters(adapters); err != nil {
-		return usage(prog, err, stderr)
+		return c.usage("%v", err)
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
 	res, err := greenfield.Init(ctx, pos[0], greenfield.Options{Preset: *preset, Adapters: adapters, DryRun: *dry})
 	if err != nil {
-		return refuse(prog, err, *asJSON, stdout, stderr)
+		return c.fail(err)
 	}
+	stdout := c.stdout
 	created := !*dry && !res.AlreadyInitialized
-	if *asJSON {
+	if *c.asJSON {
 		// The reference's keys (storage is always plain files here), then
 		// the paths and what was done.
 		out := map[string]any{"ok": true, "root": res.Root, "contract": "thin-v0.3", "preset": res.Preset, "adapters": res.Adapters,
@@ -168,24 +144,19 @@ never run). Doctor reads; it never writes.
 Flags:
   --workspace DIR  the workspace (default: the current directory)
   --json           print the report as JSON
+  --version        print the version
 
 Exit status: 0 healthy, 1 problems found, 2 usage error.
 `
 
-func runDoctor(args []string, stdout, stderr io.Writer) int {
-	const prog = "create-vivary doctor"
-	fs := newFlags("doctor", doctorHelp, stderr)
-	dir := fs.String("workspace", ".", "")
-	asJSON := fs.Bool("json", false, "")
-	pos, done, err := parse(fs, args, doctorHelp, stdout)
-	if done {
-		return ExitOK
-	}
-	if err != nil {
-		return usage(prog, err, stderr)
+func runDoctor(c *call) int {
+	dir := c.fs.String("workspace", ".", "")
+	pos, exit, ok := c.parse()
+	if !ok {
+		return exit
 	}
 	if len(pos) > 1 {
-		return usage(prog, errors.New("at most one workspace directory: create-vivary doctor [--workspace] DIR"), stderr)
+		return c.usage("at most one workspace directory: create-vivary doctor [--workspace] DIR")
 	}
 	if len(pos) == 1 {
 		*dir = pos[0]
@@ -194,9 +165,12 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	rep, err := doctor.Run(ctx, *dir)
 	if err != nil {
-		return usage(prog, err, stderr)
+		// Doctor refuses only a folder it cannot inspect at all: a wrong
+		// argument, with the hint to --help.
+		return c.usage("%v", err)
 	}
-	if *asJSON {
+	stdout := c.stdout
+	if *c.asJSON {
 		_ = writeJSON(stdout, rep)
 	} else {
 		for _, e := range rep.Errors {
@@ -213,11 +187,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, c := range rep.Capabilities.AvailableCapabilities {
 			if c["id"] == "interop:mcp" {
-				status := fmt.Sprint(c["install_status"])
-				if v, ok := c["adapter_version"].(string); ok {
-					status += ", vivary-mcp " + v
-				}
-				fmt.Fprintf(stdout, "interop:mcp: %s (conformance %s)\n", status, c["conformance_status"])
+				fmt.Fprintf(stdout, "interop:mcp: %s (conformance %s)\n", c["install_status"], c["conformance_status"])
 			}
 		}
 		if rep.OK {
@@ -247,29 +217,24 @@ Flags:
   --capsule FILE   the saved capsule JSON
   --apply HASH     apply the approved plan hash
   --json           print the plan as JSON
+  --version        print the version
 
 Exit status: 0 previewed or applied, 2 usage error or refused (nothing
 written, or the workspace restored).
 `
 
-func runRecord(args []string, stdout, stderr io.Writer) int {
-	const prog = "create-vivary record"
-	fs := newFlags("record", recordHelp, stderr)
-	dir := fs.String("workspace", ".", "")
-	rec := fs.String("path", "", "")
-	source := fs.String("source", "", "")
-	capsule := fs.String("capsule", "", "")
-	apply := fs.String("apply", "", "")
-	asJSON := fs.Bool("json", false, "")
-	pos, done, err := parse(fs, args, recordHelp, stdout)
-	if done {
-		return ExitOK
-	}
-	if err != nil {
-		return usage(prog, err, stderr)
+func runRecord(c *call) int {
+	dir := c.fs.String("workspace", ".", "")
+	rec := c.fs.String("path", "", "")
+	source := c.fs.String("source", "", "")
+	capsule := c.fs.String("capsule", "", "")
+	apply := c.fs.String("apply", "", "")
+	pos, exit, ok := c.parse()
+	if !ok {
+		return exit
 	}
 	if len(pos) > 0 {
-		return usage(prog, errors.New("unexpected argument; one record per call, named with --path"), stderr)
+		return c.usage("unexpected argument; one record per call, named with --path")
 	}
 	// In the order of the usage line, so the first missing one is named.
 	for _, f := range []struct{ name, v, what string }{
@@ -278,24 +243,25 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 		{"--capsule", *capsule, "the saved JSON of 'vivary capsule --json'"},
 	} {
 		if f.v == "" {
-			return usage(prog, fmt.Errorf("%s is required: %s", f.name, f.what), stderr)
+			return c.usage("%s is required: %s", f.name, f.what)
 		}
 	}
-	applying := false
-	fs.Visit(func(f *flag.Flag) { applying = applying || f.Name == "apply" })
+	applying := c.set("apply")
 	ctx, cancel := signalContext()
 	defer cancel()
 	req := record.Request{Workspace: *dir, Record: *rec, Source: *source, Capsule: *capsule}
 	var plan *record.Plan
+	var err error
 	if applying {
 		plan, _, err = record.Apply(ctx, req, *apply)
 	} else {
 		plan, err = record.PlanRecord(ctx, req)
 	}
 	if err != nil {
-		return refuse(prog, err, *asJSON, stdout, stderr)
+		return c.fail(err)
 	}
-	if *asJSON {
+	stdout := c.stdout
+	if *c.asJSON {
 		_ = writeJSON(stdout, map[string]any{"ok": true, "applied": applying, "contract": plan.Contract, "action": plan.Action,
 			"path": plan.Path, "before_hash": plan.BeforeHash, "after_hash": plan.AfterHash, "capsule": plan.Capsule, "plan_hash": plan.PlanHash})
 		return ExitOK

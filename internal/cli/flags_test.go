@@ -2,10 +2,12 @@ package cli_test
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/internal/cli"
+	"github.com/vivary-dev/vivary-go/internal/version"
 )
 
 // TestFlagErrorsNeverEchoTheValue: a bad flag value is named by its flag
@@ -31,6 +33,36 @@ func TestFlagErrorsNeverEchoTheValue(t *testing.T) {
 		all := out.String() + errb.String()
 		if code != 2 || strings.Contains(all, leak) || strings.Contains(all, "LEAK") || !strings.Contains(all, c.want) {
 			t.Errorf("%v: exit %d\n%s\nwant %q and no value", c.args, code, all, c.want)
+		}
+	}
+}
+
+// TestEveryCommandHasHelpAndVersion: each binary and each of its commands
+// answers --help with its own usage on stdout and --version with the
+// binary's build version, and exits 0 without touching a workspace.
+func TestEveryCommandHasHelpAndVersion(t *testing.T) {
+	for _, p := range []struct {
+		name     string
+		main     func([]string, io.Writer, io.Writer) int
+		commands []string
+	}{
+		{"vivary", cli.Vivary, []string{"check", "query", "find", "capsule"}},
+		{"create-vivary", cli.Create, []string{"init", "adopt", "doctor", "record"}},
+	} {
+		wantVersion := p.name + " " + version.String() + "\n"
+		if code, out, errs := run(p.main, "--version"); code != 0 || out != wantVersion || errs != "" {
+			t.Errorf("%s --version: exit %d, %q %q; want %q", p.name, code, out, errs, wantVersion)
+		}
+		for _, c := range p.commands {
+			if code, out, errs := run(p.main, c, "--help"); code != 0 || !strings.HasPrefix(out, "Usage: "+p.name+" "+c+" ") ||
+				!strings.Contains(out, "--version") || errs != "" {
+				t.Errorf("%s %s --help: exit %d\n%s%s", p.name, c, code, out, errs)
+			}
+			// --version wins wherever it stands, even beside a missing
+			// argument.
+			if code, out, errs := run(p.main, c, "x", "--version"); code != 0 || out != wantVersion || errs != "" {
+				t.Errorf("%s %s --version: exit %d, %q %q; want %q", p.name, c, code, out, errs, wantVersion)
+			}
 		}
 	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -11,46 +10,42 @@ import (
 	"github.com/vivary-dev/vivary-go/produce"
 )
 
-func init() {
-	extraCommands = append(extraCommands,
-		command{"query", runQuery},
-		command{"find", runFind},
-		command{"capsule", runCapsule},
-	)
-}
-
-const queryHelp = `Usage: vivary query --workspace DIR [flags] TEXT
+var queryHelp = fmt.Sprintf(`Usage: vivary query --workspace DIR [flags] TEXT
 
 Ranks the typed documents of the workspace against TEXT.
 
 Flags:
   --workspace DIR      the workspace root (required)
-  --limit N            at most N results, 1-20 (default 10)
-  --type T             keep only documents of type T; repeatable, at most 16
+  --limit N            at most N results, 1-%d (default %d)
+  --type T             keep only documents of type T; repeatable, at most %d
   --path GLOB          keep only paths matching GLOB ("*" spans "/"); repeatable
   --edge FIELD[:TO]    keep only documents with such an edge; repeatable
-  --snippet-chars N    snippet length, 0-1000 (default 160)
+  --snippet-chars N    snippet length, 0-%d (default %d)
   --explain            include match reasons and edges
   --json               print vivary.query-result/v0 JSON
+  --version            print the version
 
 Exit status: 0 answered, 2 usage error or refusal.
-`
+`, limits.MaxResults, limits.DefaultQueryResults, limits.MaxFilters,
+	limits.MaxSnippetChars, limits.DefaultSnippetChars)
 
-const findHelp = `Usage: vivary find --workspace DIR [--limit N] [--budget N] [--json] QUESTION
+var findHelp = fmt.Sprintf(`Usage: vivary find --workspace DIR [--limit N] [--budget N] [--json] QUESTION
 
 Selects bounded context for a task or question, filled in rank order until an
 estimated token budget.
 
 Flags:
   --workspace DIR  the workspace root (required)
-  --limit N        rank at most N documents, 1-20 (default 5)
-  --budget N       estimated tokens, 64-4000 (default 1200)
+  --limit N        rank at most N documents, 1-%d (default %d)
+  --budget N       estimated tokens, %d-%d (default %d)
   --json           print vivary.find-result/v0 JSON
+  --version        print the version
 
 Exit status: 0 answered, 2 usage error or refusal.
-`
+`, limits.MaxResults, limits.DefaultFindResults,
+	limits.MinFindBudget, limits.MaxFindBudget, limits.DefaultFindBudget)
 
-const capsuleHelp = `Usage: vivary capsule --workspace DIR [--max-claims N] [--json] QUESTION
+var capsuleHelp = fmt.Sprintf(`Usage: vivary capsule --workspace DIR [--max-claims N] [--json] QUESTION
 
 Prints the privacy-projected public Task Capsule for QUESTION: observed facts
 about the workspace's checkout, with no raw evidence and no commands run. Save
@@ -58,53 +53,46 @@ the JSON to bind a later 'create-vivary record --capsule'.
 
 Flags:
   --workspace DIR   the workspace root (required)
-  --max-claims N    at most N claims, 0-24 (default 24)
+  --max-claims N    at most N claims, 0-%d (default %d)
   --json            print vivary.public-task-capsule/v0 JSON
+  --version         print the version
 
 Exit status: 0 answered, 2 usage error or refusal.
-`
+`, limits.MaxClaims, limits.DefaultClaims)
 
-// runProducer is the shared shape of the three text commands.
-func runProducer(name, help string, args []string, stdout, stderr io.Writer,
-	define func(fs flagSet), call func(ctx context.Context, r *produce.Reader, text string) (any, func(io.Writer), error)) int {
-	prog := "vivary " + name
-	fs := newFlags(name, help, stderr)
-	dir := bindFlag(fs)
-	asJSON := fs.Bool("json", false, "")
-	define(fs)
-	pos, done, err := parse(fs, args, help, stdout)
-	if done || err != nil {
-		if err != nil {
-			return fail(prog, err, false, stdout, stderr)
-		}
-		return ExitOK
+// runProducer is the shared shape of the three text commands: the
+// command's own flags are already defined; call asks the producer and
+// returns the result and how to print it for a person.
+func runProducer(c *call, call func(ctx context.Context, r *produce.Reader, text string) (any, func(io.Writer), error)) int {
+	dir := workspaceFlag(c)
+	pos, exit, ok := c.parse()
+	if !ok {
+		return exit
 	}
 	text := strings.Join(pos, " ")
 	if text == "" {
-		return fail(prog, &usageError{"a text argument is required: " + prog + " --workspace DIR [flags] TEXT"}, false, stdout, stderr)
+		return c.usage("a text argument is required: %s --workspace DIR [flags] TEXT", c.prog)
 	}
 	ws, err := bind(*dir)
 	if err != nil {
-		return fail(prog, err, *asJSON, stdout, stderr)
+		return c.fail(err)
 	}
 	defer ws.Close()
 	ctx, cancel := signalContext()
 	defer cancel()
 	res, human, err := call(ctx, produce.NewReader(ws), text)
 	if err != nil {
-		return fail(prog, err, *asJSON, stdout, stderr)
+		return c.fail(err)
 	}
-	if *asJSON {
-		if err := writeJSON(stdout, res); err != nil {
-			return fail(prog, err, false, stdout, stderr)
+	if *c.asJSON {
+		if err := writeJSON(c.stdout, res); err != nil {
+			return c.fail(err)
 		}
 	} else {
-		human(stdout)
+		human(c.stdout)
 	}
 	return ExitOK
 }
-
-type flagSet = *flag.FlagSet
 
 func typeName(t *string) string {
 	if t == nil {
@@ -113,18 +101,15 @@ func typeName(t *string) string {
 	return *t
 }
 
-func runQuery(args []string, stdout, stderr io.Writer) int {
-	var limit, snippet *int
-	var explain *bool
+func runQuery(c *call) int {
+	limit := c.fs.Int("limit", limits.DefaultQueryResults, "")
+	snippet := c.fs.Int("snippet-chars", limits.DefaultSnippetChars, "")
+	explain := c.fs.Bool("explain", false, "")
 	var types, paths, edges multi
-	return runProducer("query", queryHelp, args, stdout, stderr, func(fs flagSet) {
-		limit = fs.Int("limit", 10, "")
-		snippet = fs.Int("snippet-chars", limits.DefaultSnippetChars, "")
-		explain = fs.Bool("explain", false, "")
-		fs.Var(&types, "type", "")
-		fs.Var(&paths, "path", "")
-		fs.Var(&edges, "edge", "")
-	}, func(ctx context.Context, r *produce.Reader, text string) (any, func(io.Writer), error) {
+	c.fs.Var(&types, "type", "")
+	c.fs.Var(&paths, "path", "")
+	c.fs.Var(&edges, "edge", "")
+	return runProducer(c, func(ctx context.Context, r *produce.Reader, text string) (any, func(io.Writer), error) {
 		res, err := r.Query(ctx, produce.QueryArgs{Text: text, Limit: *limit, SnippetChars: *snippet, Explain: *explain,
 			Filters: produce.Filters{Type: types, Path: paths, Edge: edges}})
 		if err != nil {
@@ -132,7 +117,7 @@ func runQuery(args []string, stdout, stderr io.Writer) int {
 		}
 		// A --type the policy does not define is almost always a typo.
 		for _, t := range res.UnknownTypes {
-			fmt.Fprintf(stderr, "vivary query: --type %s is not a type of the workspace policy; the known types are %s\n",
+			fmt.Fprintf(c.stderr, "vivary query: --type %s is not a type of the workspace policy; the known types are %s\n",
 				t, strings.Join(res.KnownTypes, ", "))
 		}
 		return res, func(w io.Writer) {
@@ -156,12 +141,10 @@ func runQuery(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-func runFind(args []string, stdout, stderr io.Writer) int {
-	var limit, budget *int
-	return runProducer("find", findHelp, args, stdout, stderr, func(fs flagSet) {
-		limit = fs.Int("limit", 5, "")
-		budget = fs.Int("budget", limits.DefaultFindBudget, "")
-	}, func(ctx context.Context, r *produce.Reader, text string) (any, func(io.Writer), error) {
+func runFind(c *call) int {
+	limit := c.fs.Int("limit", limits.DefaultFindResults, "")
+	budget := c.fs.Int("budget", limits.DefaultFindBudget, "")
+	return runProducer(c, func(ctx context.Context, r *produce.Reader, text string) (any, func(io.Writer), error) {
 		res, err := r.Find(ctx, produce.FindArgs{Question: text, Limit: *limit, Budget: *budget})
 		if err != nil {
 			return nil, nil, err

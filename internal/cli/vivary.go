@@ -1,12 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"strings"
 
-	"github.com/vivary-dev/vivary-go/internal/version"
+	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/reason"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
 
@@ -18,79 +19,61 @@ Usage:
   vivary query   --workspace DIR [flags] TEXT
   vivary find    --workspace DIR [--limit N] [--budget N] [--json] QUESTION
   vivary capsule --workspace DIR [--max-claims N] [--json] QUESTION
-  vivary --version
 
-Run 'vivary COMMAND --help' for the flags of one command.
+Run 'vivary COMMAND --help' for the flags of one command, and 'vivary --version'
+(or 'vivary COMMAND --version') for the version.
 
 Exit status: 0 clean or answered, 1 findings (check), 2 usage error or refusal.
 `
 
 // Vivary runs the vivary command line and returns its exit code.
-func Vivary(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, vivaryHelp)
-		return ExitUsage
-	}
-	switch args[0] {
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, vivaryHelp)
-		return ExitOK
-	case "--version":
-		fmt.Fprintf(stdout, "vivary %s\n", version.String())
-		return ExitOK
-	case "check":
-		return runCheck(args[1:], stdout, stderr)
-	}
-	for _, c := range extraCommands {
-		if c.name == args[0] {
-			return c.run(args[1:], stdout, stderr)
+func Vivary(args []string, stdout, stderr io.Writer) int { return vivary.main(args, stdout, stderr) }
+
+var vivary = &program{
+	name: "vivary",
+	help: vivaryHelp,
+	commands: []command{
+		{"check", checkHelp, runCheck},
+		{"query", queryHelp, runQuery},
+		{"find", findHelp, runFind},
+		{"capsule", capsuleHelp, runCapsule},
+	},
+	// The reference's typed refusal: status, reason code and message.
+	refusal: func(err error) (string, any) {
+		code := reason.Of(err)
+		msg := string(code)
+		var re *reason.Error
+		if errors.As(err, &re) && re.Msg != "" {
+			msg = re.Msg
 		}
-	}
-	return unknownCommand("vivary", args[0], append([]command{{"check", runCheck}}, extraCommands...), stderr)
+		return string(code) + ": " + msg, refusal{Status: code.Status(), Reason: code, Message: msg}
+	},
 }
 
-// unknownCommand names the commands there are.
-func unknownCommand(prog, name string, cmds []command, stderr io.Writer) int {
-	names := make([]string, len(cmds))
-	for i, c := range cmds {
-		names[i] = c.name
-	}
-	list := strings.Join(names, ", ")
-	if i := strings.LastIndex(list, ", "); i >= 0 {
-		list = list[:i] + " and " + list[i+2:]
-	}
-	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are %s\nRun '%s --help' for how to use them.\n", prog, name, list, prog)
-	return ExitUsage
+// refusal is the JSON shape of a typed refusal on the shell.
+type refusal struct {
+	Status  string      `json:"status"`
+	Reason  reason.Code `json:"reason"`
+	Message string      `json:"message"`
 }
 
-type command struct {
-	name string
-	run  func(args []string, stdout, stderr io.Writer) int
-}
-
-// extraCommands are the producers registered beside check.
-var extraCommands []command
-
-const checkHelp = `Usage: vivary check --workspace DIR [--path P]... [--strict] [--json]
+var checkHelp = fmt.Sprintf(`Usage: vivary check --workspace DIR [--path P]... [--strict] [--json]
 
 Validates the typed Markdown documents of the workspace without changing them.
 
 Flags:
   --workspace DIR  the workspace root (required)
-  --path P         check only P and what is beneath it; repeatable, at most 200
+  --path P         check only P and what is beneath it; repeatable, at most %d
   --strict         fail on warnings too (default: the workspace policy's strict)
   --json           print vivary.check-result/v0 JSON
+  --version        print the version
 
 Exit status: 0 clean, 1 findings, 2 usage error or refusal.
-`
+`, limits.MaxCheckPaths)
 
-func bindFlag(fs interface {
-	StringVar(*string, string, string, string)
-}) *string {
-	var dir string
-	fs.StringVar(&dir, "workspace", "", "workspace root")
-	return &dir
-}
+// workspaceFlag defines vivary's --workspace, which has no default: a
+// read names the workspace it reads.
+func workspaceFlag(c *call) *string { return c.fs.String("workspace", "", "") }
 
 func bind(dir string) (*workspace.Workspace, error) {
 	if dir == "" {
@@ -99,26 +82,21 @@ func bind(dir string) (*workspace.Workspace, error) {
 	return workspace.Bind(dir)
 }
 
-func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("check", checkHelp, stderr)
-	dir := bindFlag(fs)
+func runCheck(c *call) int {
+	dir := workspaceFlag(c)
 	var paths multi
-	fs.Var(&paths, "path", "")
-	strict := fs.Bool("strict", false, "")
-	asJSON := fs.Bool("json", false, "")
-	pos, done, err := parse(fs, args, checkHelp, stdout)
-	if done || err != nil {
-		if err != nil {
-			return fail("vivary check", err, false, stdout, stderr)
-		}
-		return ExitOK
+	c.fs.Var(&paths, "path", "")
+	strict := c.fs.Bool("strict", false, "")
+	pos, exit, ok := c.parse()
+	if !ok {
+		return exit
 	}
 	if len(pos) > 0 {
-		return fail("vivary check", &usageError{"unexpected argument; pass paths with --path"}, false, stdout, stderr)
+		return c.usage("unexpected argument; pass paths with --path")
 	}
 	ws, err := bind(*dir)
 	if err != nil {
-		return fail("vivary check", err, *asJSON, stdout, stderr)
+		return c.fail(err)
 	}
 	defer ws.Close()
 	ctx, cancel := signalContext()
@@ -129,11 +107,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	res, err := produce.Check(ctx, ws, a)
 	if err != nil {
-		return fail("vivary check", err, *asJSON, stdout, stderr)
+		return c.fail(err)
 	}
-	if *asJSON {
+	stdout := c.stdout
+	if *c.asJSON {
 		if err := writeJSON(stdout, res); err != nil {
-			return fail("vivary check", err, false, stdout, stderr)
+			return c.fail(err)
 		}
 	} else {
 		for _, f := range res.Findings {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vivary-dev/vivary-go/canon"
+	"github.com/vivary-dev/vivary-go/limits"
 )
 
 // Observability modes.
@@ -55,9 +56,7 @@ type Diagnostics struct {
 // NewDiagnostics writes to w in mode.
 func NewDiagnostics(w io.Writer, mode string) *Diagnostics { return &Diagnostics{w: w, mode: mode} }
 
-const maxLossless = 1<<53 - 1
-
-func okNumber(n int64) bool { return n >= 0 && n <= maxLossless }
+func okNumber(n int64) bool { return n >= 0 && n <= limits.MaxLosslessInt }
 
 // Emit writes d if the mode wants it; write errors are ignored.
 func (d *Diagnostics) Emit(e Diag) {

@@ -192,6 +192,8 @@ func TestDiscoveryAndListing(t *testing.T) {
 			if init.ProtocolVersion != want {
 				t.Fatalf("negotiated %s, want %s", init.ProtocolVersion, want)
 			}
+			// The server must not announce logging, deprecated or not.
+			//lint:ignore SA1019 asserting the deprecated capability is absent
 			if init.Capabilities.Tools == nil || init.Capabilities.Logging != nil || init.Capabilities.Prompts != nil || init.Capabilities.Resources != nil {
 				t.Fatalf("capabilities %+v", init.Capabilities)
 			}

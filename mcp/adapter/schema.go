@@ -49,9 +49,9 @@ func InputSchema(tool string) map[string]any {
 	switch tool {
 	case ToolFind:
 		return closed(map[string]any{"workspace": workspaceProp(), "question": textProp(),
-			"limit": intProp(1, limits.MaxResults, 5), "budget": intProp(limits.MinFindBudget, limits.MaxFindBudget, limits.DefaultFindBudget)}, "workspace", "question")
+			"limit": intProp(1, limits.MaxResults, limits.DefaultFindResults), "budget": intProp(limits.MinFindBudget, limits.MaxFindBudget, limits.DefaultFindBudget)}, "workspace", "question")
 	case ToolQuery:
-		return closed(map[string]any{"workspace": workspaceProp(), "text": textProp(), "limit": intProp(1, limits.MaxResults, 10),
+		return closed(map[string]any{"workspace": workspaceProp(), "text": textProp(), "limit": intProp(1, limits.MaxResults, limits.DefaultQueryResults),
 			"type_filters": strArray(limits.MaxFilters, limits.MaxTypeFilterChars), "path_filters": strArray(limits.MaxFilters, limits.MaxPathChars),
 			"edge_filters": strArray(limits.MaxFilters, limits.MaxEdgeFilterChars), "snippet_chars": intProp(0, limits.MaxSnippetChars, limits.DefaultSnippetChars),
 			"explain": map[string]any{"type": "boolean", "default": false}}, "workspace", "text")

@@ -114,7 +114,7 @@ func FuzzValidateArgs(f *testing.F) {
 			t.Fatalf("out of range %+v", a)
 		}
 		for _, p := range a.CheckPaths {
-			if !safeCheckPath(p) {
+			if !guard.RelPathShape(p) {
 				t.Fatalf("unsafe path %q", p)
 			}
 		}

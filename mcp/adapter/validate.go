@@ -137,9 +137,9 @@ func validateArgs(tool string, raw json.RawMessage) (*args, error) {
 			return nil, errInvalid
 		}
 	}
-	a := &args{Limit: 5, Budget: limits.DefaultFindBudget, SnippetChars: limits.DefaultSnippetChars, MaxClaims: limits.DefaultClaims}
+	a := &args{Limit: limits.DefaultFindResults, Budget: limits.DefaultFindBudget, SnippetChars: limits.DefaultSnippetChars, MaxClaims: limits.DefaultClaims}
 	if tool == ToolQuery {
-		a.Limit = 10
+		a.Limit = limits.DefaultQueryResults
 	}
 	for k, v := range obj {
 		switch {
@@ -199,7 +199,7 @@ func validateArgs(tool string, raw json.RawMessage) (*args, error) {
 				a.Edges = list
 			case "paths":
 				for _, p := range list {
-					if !safeCheckPath(p) {
+					if !guard.RelPathShape(p) {
 						return nil, errInvalid
 					}
 				}
@@ -234,19 +234,3 @@ func stringArray(v json.RawMessage, maxItems, maxChars int) ([]string, error) {
 	}
 	return out, nil
 }
-
-// safeCheckPath refuses a backslash, an absolute or drive path, and any
-// empty, "." or ".." segment.
-func safeCheckPath(p string) bool {
-	if strings.ContainsRune(p, '\\') || strings.HasPrefix(p, "/") || (len(p) >= 2 && p[1] == ':' && isLetter(p[0])) {
-		return false
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return false
-		}
-	}
-	return true
-}
-
-func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
