@@ -20,6 +20,7 @@ Usage:
   create-vivary adopt DIR --recover [--apply HASH] [--json]
   create-vivary doctor [--workspace DIR] [--json]
   create-vivary record --workspace DIR --path FOLDER/SLUG.md --source FILE --capsule FILE [--apply HASH] [--json]
+  create-vivary --version
 
 Run 'create-vivary COMMAND --help' for the flags of one command, and
 'create-vivary --version' (or 'create-vivary COMMAND --version') for the version.
@@ -187,7 +188,11 @@ func runDoctor(c *call) int {
 		}
 		for _, c := range rep.Capabilities.AvailableCapabilities {
 			if c["id"] == "interop:mcp" {
-				fmt.Fprintf(stdout, "interop:mcp: %s (conformance %s)\n", c["install_status"], c["conformance_status"])
+				status := fmt.Sprint(c["install_status"])
+				if v, ok := c["adapter_version"].(string); ok {
+					status += ", vivary-mcp " + v
+				}
+				fmt.Fprintf(stdout, "interop:mcp: %s (conformance %s)\n", status, c["conformance_status"])
 			}
 		}
 		if rep.OK {

@@ -19,6 +19,7 @@ Usage:
   vivary query   --workspace DIR [flags] TEXT
   vivary find    --workspace DIR [--limit N] [--budget N] [--json] QUESTION
   vivary capsule --workspace DIR [--max-claims N] [--json] QUESTION
+  vivary --version
 
 Run 'vivary COMMAND --help' for the flags of one command, and 'vivary --version'
 (or 'vivary COMMAND --version') for the version.
