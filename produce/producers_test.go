@@ -1,14 +1,11 @@
 package produce_test
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -467,66 +464,6 @@ func TestWorkLimits(t *testing.T) {
 	})
 }
 
-func TestCancellation(t *testing.T) {
-	root := fixture(t)
-	testws.Git(t, root, "init", "-q")
-	ws := bindWS(t, root)
-	ctx, cancel := context.WithCancel(bg)
-	cancel()
-	start := time.Now()
-	_, err := produce.Query(ctx, ws, produce.QueryArgs{Text: "x", Limit: 1})
-	if err == nil || reason.Of(err) != reason.ProducerUnavailable {
-		t.Fatalf("cancelled query: %v", err)
-	}
-	if time.Since(start) > 50*time.Millisecond {
-		t.Fatalf("cancelled query took %v", time.Since(start))
-	}
-}
-
-// A cancel while git runs ends every producer promptly: .git/info/exclude
-// is a FIFO, so git check-ignore blocks opening it until it is killed.
-func TestCancellationKillsARunningGit(t *testing.T) {
-	root := fixture(t)
-	testws.Git(t, root, "init", "-q")
-	exclude := filepath.Join(root, ".git", "info", "exclude")
-	os.Remove(exclude)
-	if err := syscall.Mkfifo(exclude, 0o644); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
-	ws := bindWS(t, root)
-	calls := map[string]func(context.Context) error{
-		"query": func(ctx context.Context) error {
-			_, err := produce.Query(ctx, ws, produce.QueryArgs{Text: "quokka", Limit: 1})
-			return err
-		},
-		"find": func(ctx context.Context) error {
-			_, err := produce.Find(ctx, ws, produce.FindArgs{Question: "quokka", Limit: 1, Budget: 1200})
-			return err
-		},
-		"check": func(ctx context.Context) error {
-			_, err := produce.Check(ctx, ws, produce.CheckArgs{})
-			return err
-		},
-		"capsule": func(ctx context.Context) error {
-			_, err := produce.CapsuleFor(ctx, ws, produce.CapsuleArgs{Question: "quokka", MaxClaims: 24})
-			return err
-		},
-	}
-	for name, call := range calls {
-		ctx, cancel := context.WithCancel(bg)
-		var cancelled time.Time
-		time.AfterFunc(200*time.Millisecond, func() { cancelled = time.Now(); cancel() })
-		err := call(ctx)
-		took := time.Since(cancelled)
-		if reason.Of(err) != reason.ProducerUnavailable {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if took > 50*time.Millisecond {
-			t.Errorf("%s returned %v after the cancel", name, took)
-		}
-	}
-}
-
 // A filter or check path that names an ignored path is refused, whether or
 // not anything is there.
 func TestIgnoredPathsAreRefused(t *testing.T) {
@@ -568,54 +505,4 @@ func FuzzVerifyCapsule(f *testing.F) {
 			}
 		}
 	})
-}
-
-// While a directory is swapped for a link to secret content and back, no
-// query, find or check may ever serve what is behind the link.
-func TestLinkSwapNeverLeaks(t *testing.T) {
-	root := fixture(t)
-	secret := filepath.Join(t.TempDir(), "secret")
-	testws.Write(t, secret, "n.md", "# Quokka\n\n"+marker+" quokka\n")
-	testws.Write(t, root, "swap/n.md", "# Quokka\n\npublic quokka\n")
-	r := produce.NewReader(bindWS(t, root))
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		real, aside := filepath.Join(root, "swap"), filepath.Join(root, "swap.aside")
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			os.Rename(real, aside)
-			os.Symlink(secret, real)
-			time.Sleep(time.Millisecond)
-			os.Remove(real)
-			os.Rename(aside, real)
-		}
-	}()
-	deadline := time.Now().Add(time.Second)
-	calls := 0
-	for time.Now().Before(deadline) {
-		calls++
-		var out []byte
-		if res, err := r.Query(bg, produce.QueryArgs{Text: "quokka", Limit: 20, SnippetChars: 200, Explain: true}); err == nil {
-			out = jsonOf(t, res)
-		}
-		if res, err := r.Find(bg, produce.FindArgs{Question: "quokka", Limit: 20, Budget: 4000}); err == nil {
-			out = append(out, jsonOf(t, res)...)
-		}
-		if bytes.Contains(out, []byte(marker)) {
-			close(stop)
-			<-done
-			t.Fatalf("call %d served content from behind a swapped-in link", calls)
-		}
-	}
-	close(stop)
-	<-done
-	if calls < 5 {
-		t.Fatalf("only %d calls ran", calls)
-	}
 }
