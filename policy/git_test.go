@@ -19,6 +19,7 @@ import (
 // is known to be running; every wait is for an event, with a deadline of
 // seconds that only a hung test reaches.
 func TestRunGitCancelKillsTheProcessGroup(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
 	ctx, cancel := context.WithCancel(context.Background())

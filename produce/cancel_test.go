@@ -16,6 +16,7 @@ import (
 )
 
 func TestCancellation(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	testws.Git(t, root, "init", "-q")
 	ws := bindWS(t, root)
@@ -110,6 +111,7 @@ func startBlocked(tb testing.TB, root string, c namedCall) (cancel func(), done 
 // git is gone by the time the call returns. How soon is a figure, not a
 // test: BenchmarkCancelARunningGit.
 func TestCancellationKillsARunningGit(t *testing.T) {
+	t.Parallel()
 	root, calls := blockedGit(t)
 	for _, c := range calls {
 		cancel, done := startBlocked(t, root, c)

@@ -24,6 +24,7 @@ func ids(res *produce.QueryResult) string {
 }
 
 func TestQueryGolden(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	before := testws.Hash(t, root)
 	r := produce.NewReader(bindWS(t, root))
@@ -53,6 +54,7 @@ func TestQueryGolden(t *testing.T) {
 }
 
 func TestQueryScoringExample(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	res, err := produce.Query(bg, bindWS(t, root), produce.QueryArgs{Text: "earned operational proof", Limit: 10, SnippetChars: 160, Filters: produce.Filters{Type: []string{"change"}}})
 	if err != nil {
@@ -77,6 +79,7 @@ func TestQueryScoringExample(t *testing.T) {
 }
 
 func TestFindGoldenAndBudget(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	r := produce.NewReader(bindWS(t, root))
 	res, err := r.Find(bg, produce.FindArgs{Question: "privacy policy adapter", Limit: 5, Budget: 1200})
@@ -111,6 +114,7 @@ func TestFindGoldenAndBudget(t *testing.T) {
 var digests = regexp.MustCompile(`sha256:[0-9a-f]{64}|capsule_[0-9a-f]{16}|[0-9a-f]{40}`)
 
 func TestCapsuleGolden(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	r := produce.NewReader(bindWS(t, root))
 	c, err := r.Capsule(bg, produce.CapsuleArgs{Question: "what changed in the adapter", MaxClaims: 24})
@@ -134,6 +138,7 @@ func TestCapsuleGolden(t *testing.T) {
 }
 
 func TestCapsuleGit(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	os.Remove(filepath.Join(root, ".gitignore"))
 	testws.Write(t, root, ".gitignore", ".vivary/private/\n.vivary/runtime/\n*.vivary-tmp\n.env\nnotes/\n")
@@ -165,6 +170,7 @@ func TestCapsuleGit(t *testing.T) {
 }
 
 func TestVerifyCapsuleRefusals(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	c, _ := produce.CapsuleFor(bg, bindWS(t, root), produce.CapsuleArgs{Question: "adapter", MaxClaims: 24})
 	raw, _ := produce.CapsuleJSON(c)
@@ -186,6 +192,7 @@ func TestVerifyCapsuleRefusals(t *testing.T) {
 }
 
 func TestArgumentBoundaries(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	r := produce.NewReader(bindWS(t, root))
 	long := strings.Repeat("é", 4096)
@@ -265,6 +272,7 @@ func TestArgumentBoundaries(t *testing.T) {
 }
 
 func TestSnippetBoundaries(t *testing.T) {
+	t.Parallel()
 	root := testws.Thin(t, map[string]string{"notes/long.md": "# Long\n\n" + strings.Repeat("word ", 100) + "needle " + strings.Repeat("tail ", 100)})
 	r := produce.NewReader(bindWS(t, root))
 	for _, n := range []int{0, 1, 20, 1000} {
@@ -289,6 +297,7 @@ func TestSnippetBoundaries(t *testing.T) {
 }
 
 func TestResultLimit(t *testing.T) {
+	t.Parallel()
 	extra := map[string]string{}
 	for i := 0; i < 25; i++ {
 		extra[fmt.Sprintf("notes/n%02d.md", i)] = "# Alpha\n"
@@ -305,6 +314,7 @@ func TestResultLimit(t *testing.T) {
 // Every change to the tree shows on the very next call of a warm Reader,
 // revalidated by stat or by the kernel's change feed.
 func TestFreshness(t *testing.T) {
+	t.Parallel()
 	for name, newReader := range map[string]func(*workspace.Workspace) *produce.Reader{
 		"stat": produce.NewReader, "feed": produce.NewServingReader,
 	} {
@@ -447,6 +457,7 @@ func testFreshnessGitIgnore(t *testing.T, newReader func(*workspace.Workspace) *
 
 // The snapshot's own ceilings are tested in the snapshot package.
 func TestWorkLimits(t *testing.T) {
+	t.Parallel()
 	t.Run("200 findings", func(t *testing.T) {
 		extra := map[string]string{}
 		for i := 0; i < 67; i++ { // three E101 each
@@ -467,6 +478,7 @@ func TestWorkLimits(t *testing.T) {
 // A filter or check path that names an ignored path is refused, whether or
 // not anything is there.
 func TestIgnoredPathsAreRefused(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	r := produce.NewReader(bindWS(t, root))
 	for _, p := range []string{".vivary/runtime/*", ".vivary/runtime/nothing-here.md", "x.vivary-tmp"} {

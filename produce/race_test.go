@@ -16,6 +16,7 @@ import (
 // query or find may ever serve what is behind the link. The race runs for a
 // count of rounds on both sides, however slow the machine.
 func TestLinkSwapNeverLeaks(t *testing.T) {
+	t.Parallel()
 	const rounds = 20
 	root := fixture(t)
 	secret := filepath.Join(t.TempDir(), "secret")

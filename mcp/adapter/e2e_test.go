@@ -25,19 +25,31 @@ import (
 	"github.com/vivary-dev/vivary-go/policy"
 )
 
-var bin string
+// bin is vivary-mcp built with the test hooks, create is create-vivary:
+// each is built once per test run, both at the same time.
+var bin, create string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "vivary-mcp-test-")
 	if err != nil {
 		panic(err)
 	}
-	bin = filepath.Join(dir, "vivary-mcp")
-	// Test builds carry the hooks that shorten timeouts; release builds do not.
-	build := exec.Command("go", "build", "-tags", "vivarytest", "-o", bin, "../cmd/vivary-mcp")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		panic(err)
+	bin, create = filepath.Join(dir, "vivary-mcp"), filepath.Join(dir, "create-vivary")
+	builds := []*exec.Cmd{
+		// Test builds carry the hooks that shorten timeouts; release builds do not.
+		exec.Command("go", "build", "-tags", "vivarytest", "-o", bin, "../cmd/vivary-mcp"),
+		exec.Command("go", "build", "-o", create, "../../cmd/create-vivary"),
+	}
+	for _, b := range builds {
+		b.Stderr = os.Stderr
+		if err := b.Start(); err != nil {
+			panic(err)
+		}
+	}
+	for _, b := range builds {
+		if err := b.Wait(); err != nil {
+			panic(fmt.Sprintf("%v: %v", b.Args, err))
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -169,6 +181,7 @@ func (s *server) reason(name string, args map[string]any) string {
 var versionLine = regexp.MustCompile(`^vivary-mcp (v\d+\.\d+\.\d+\S*|\(devel\)( [0-9a-f]{12}(\+dirty)?)?)\n$`)
 
 func TestDiscoveryAndListing(t *testing.T) {
+	t.Parallel()
 	// serverInfo.version is the string --version prints: the build's own.
 	out, err := exec.Command(bin, "--version").Output()
 	if err != nil {
@@ -254,6 +267,7 @@ func outputSchemas(t *testing.T, s *server) map[string]*jsonschema.Resolved {
 }
 
 func TestAllFourTools(t *testing.T) {
+	t.Parallel()
 	root := fixtureWS(t)
 	before := testws.Hash(t, root)
 	s := start(t, opts{}, root)
@@ -288,6 +302,7 @@ func TestAllFourTools(t *testing.T) {
 }
 
 func TestReasonCodes(t *testing.T) {
+	t.Parallel()
 	good := fixtureWS(t)
 	badPolicy := fixtureWS(t)
 	testws.Write(t, badPolicy, ".gitignore", "*.md\n")
@@ -330,6 +345,7 @@ func TestReasonCodes(t *testing.T) {
 }
 
 func TestInvalidArgumentsNeverReachTheProducer(t *testing.T) {
+	t.Parallel()
 	// The producer would stall for a minute; an invalid call must not wait for it.
 	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=stall:60s"}}, fixtureWS(t))
 	long := strings.Repeat("é", 4097)
@@ -390,6 +406,7 @@ func TestInvalidArgumentsNeverReachTheProducer(t *testing.T) {
 }
 
 func TestMetaCarriesNoAuthority(t *testing.T) {
+	t.Parallel()
 	s := start(t, opts{}, fixtureWS(t), fixtureWS(t))
 	res, err := s.cs.CallTool(context.Background(), &mcp.CallToolParams{
 		Meta: mcp.Meta{"vivary.test.authorization": "ws1"}, Name: "vivary_check", Arguments: map[string]any{"workspace": "nope"}})
@@ -402,6 +419,7 @@ func TestMetaCarriesNoAuthority(t *testing.T) {
 // answered for, and holds the slot. The durations themselves are tested in
 // fake time (slot_test.go).
 func TestTimeoutAndQuarantine(t *testing.T) {
+	t.Parallel()
 	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_TIMEOUT=50ms", "VIVARY_MCP_TEST_GRACE=50ms", "VIVARY_MCP_TEST_PRODUCER=stall:60s"}}, fixtureWS(t))
 	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "producer_unavailable" {
 		t.Fatalf("first call %s", got)
@@ -441,6 +459,7 @@ func (g gate) open(t *testing.T) {
 }
 
 func TestConcurrentCallIsBusy(t *testing.T) {
+	t.Parallel()
 	g := newGate(t)
 	s := start(t, opts{env: []string{g.env()}}, fixtureWS(t))
 	first := make(chan string, 1)
@@ -459,6 +478,7 @@ func TestConcurrentCallIsBusy(t *testing.T) {
 // slot: a call on a bound alias, refused while the slot was held, then
 // reaches the producer.
 func TestCancellation(t *testing.T) {
+	t.Parallel()
 	g := newGate(t)
 	s := start(t, opts{env: []string{g.env()}}, fixtureWS(t))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -488,6 +508,7 @@ func TestCancellation(t *testing.T) {
 }
 
 func TestResponseLimitAndFirewall(t *testing.T) {
+	t.Parallel()
 	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=big"}}, fixtureWS(t))
 	res, e, err := s.call("vivary_check", map[string]any{"workspace": "ws0"})
 	if err != nil || e.Reason == nil || *e.Reason != "response_limit_exceeded" || string(e.Result) != "null" {
@@ -508,6 +529,7 @@ func TestResponseLimitAndFirewall(t *testing.T) {
 }
 
 func TestRootReplacedMidSession(t *testing.T) {
+	t.Parallel()
 	root := fixtureWS(t)
 	s := start(t, opts{}, root)
 	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "known" {
@@ -587,6 +609,7 @@ func pad(id, n int) string {
 }
 
 func TestFrames(t *testing.T) {
+	t.Parallel()
 	root := fixtureWS(t)
 	r := startRaw(t, nil, "--workspace", "ws0", root, "--observability", "off")
 	r.send(t, pad(1, 65536))
@@ -641,6 +664,7 @@ func TestFrames(t *testing.T) {
 // A refused frame ends the session, and the JSON diagnostics say so with a
 // frame_refused event that names why and carries nothing of the frame.
 func TestBadFramesEndTheSession(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, frame, reason string }{
 		{"not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\xff\"}\n", "frame_not_utf8"},
 		{"unterminated", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, "frame_unterminated"},
@@ -676,6 +700,7 @@ func TestBadFramesEndTheSession(t *testing.T) {
 }
 
 func TestEOFAnswersCallsInFlight(t *testing.T) {
+	t.Parallel()
 	r := startRaw(t, nil, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
 	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`+meta+`,"name":"vivary_check","arguments":{"workspace":"ws0"}}}`+"\n")
 	r.in.Close()
@@ -688,6 +713,7 @@ func TestEOFAnswersCallsInFlight(t *testing.T) {
 }
 
 func TestStdoutCarriesOnlyProtocol(t *testing.T) {
+	t.Parallel()
 	r := startRaw(t, []string{"VIVARY_MCP_TEST_PRODUCER=write"}, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
 	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`+meta+`,"name":"vivary_check","arguments":{"workspace":"ws0"}}}`+"\n")
 	m := r.recv(t)
@@ -714,6 +740,7 @@ func TestStdoutCarriesOnlyProtocol(t *testing.T) {
 }
 
 func TestStartupRefusals(t *testing.T) {
+	t.Parallel()
 	root := fixtureWS(t)
 	link := filepath.Join(t.TempDir(), "link")
 	os.Symlink(root, link)
@@ -773,6 +800,7 @@ func TestStartupRefusals(t *testing.T) {
 }
 
 func TestDiagnosticsNeverLeak(t *testing.T) {
+	t.Parallel()
 	root := fixtureWS(t)
 	s := start(t, opts{}, root)
 	s.reason("vivary_query", map[string]any{"workspace": "ws0", "text": "secretquestion"})
@@ -800,6 +828,7 @@ func TestDiagnosticsNeverLeak(t *testing.T) {
 }
 
 func TestThinBlockConstantMatchesFixture(t *testing.T) {
+	t.Parallel()
 	b, _ := os.ReadFile(filepath.Join(fixtureWS(t), ".gitignore"))
 	if string(b) != policy.GitignoreBlock {
 		t.Fatal("fixture .gitignore differs from the policy block")
@@ -809,6 +838,7 @@ func TestThinBlockConstantMatchesFixture(t *testing.T) {
 // A cancelled call gets no response at all (the protocol expects none),
 // and the session goes on.
 func TestCancelledCallIsNotAnswered(t *testing.T) {
+	t.Parallel()
 	g := newGate(t)
 	r := startRaw(t, []string{g.env()}, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
 	r.send(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+meta+`,"name":"vivary_check","arguments":{"workspace":"ws0"}}}`+"\n")
@@ -829,6 +859,7 @@ func TestCancelledCallIsNotAnswered(t *testing.T) {
 // A bounded soak: one session, many calls of every kind, valid and not, in
 // sequence; every answer is well formed and the session survives.
 func TestSoakOneSession(t *testing.T) {
+	t.Parallel()
 	root := fixtureWS(t)
 	s := start(t, opts{}, root)
 	calls := []struct {
