@@ -39,6 +39,13 @@ func TestLinkSwapNeverLeaks(t *testing.T) {
 		}
 	}()
 	defer func() { stop.Store(true); <-done }()
+	serves := func(what string) bool {
+		res, err := r.Query(bg, produce.QueryArgs{Text: "quokka", Limit: 20, SnippetChars: 200})
+		return err == nil && bytes.Contains(jsonOf(t, res), []byte(what))
+	}
+	if !serves("public quokka") {
+		t.Fatal("the note is not served before the race")
+	}
 	for calls := 1; calls <= rounds || swaps.Load() < rounds; calls++ {
 		var out []byte
 		if res, err := r.Query(bg, produce.QueryArgs{Text: "quokka", Limit: 20, SnippetChars: 200, Explain: true}); err == nil {
