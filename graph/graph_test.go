@@ -1,7 +1,9 @@
 package graph_test
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -362,18 +364,69 @@ func FuzzSplit(f *testing.F) {
 	})
 }
 
+// FuzzParseFrontmatter: a parse is a mapping in document order (unique
+// keys, each found by Get, lines inside the text and never going back,
+// values only of the documented kinds); a refusal is an ErrFrontmatter that
+// names a line of the file.
 func FuzzParseFrontmatter(f *testing.F) {
-	for _, s := range []string{"a: 1", "a: [x, y]", "a: |\n  x\n  y", "a:\n  - x", "{}", "- x", "a: 2026-01-01", "a: &x 1\nb: *x"} {
+	for _, s := range []string{"a: 1", "a: [x, y]", "a: |\n  x\n  y", "a:\n  - x", "{}", "- x", "a: 2026-01-01", "a: &x 1\nb: *x",
+		"{a: 1, b: 2}", "a: 1\na: 2", "a:\n\tb"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		last := strings.Count(s, "\n") + 2 // the file line of the text's last line (line 1 is the opening ---)
 		fm, err := graph.ParseFrontmatter(s)
-		if err == nil {
-			for _, fl := range fm.Fields {
-				_ = graph.Stringify(fl.Value)
+		if err != nil {
+			var fe *graph.ErrFrontmatter
+			if !errors.As(err, &fe) || fe.Why == "" || fe.Line < 2 {
+				t.Fatalf("%q refused with %#v", s, err)
 			}
+			return
+		}
+		seen := map[string]bool{}
+		prev := 2
+		for _, fl := range fm.Fields {
+			if seen[fl.Key] {
+				t.Fatalf("%q: key %q twice", s, fl.Key)
+			}
+			seen[fl.Key] = true
+			if v, ok := fm.Get(fl.Key); !ok || !reflect.DeepEqual(v, fl.Value) {
+				t.Fatalf("%q: Get(%q) = %v, %v; the field holds %v", s, fl.Key, v, ok, fl.Value)
+			}
+			if fl.Line < prev || fl.Line > last {
+				t.Fatalf("%q: key %q on line %d (previous %d, last %d)", s, fl.Key, fl.Line, prev, last)
+			}
+			prev = fl.Line
+			if !documentedKind(fl.Value) {
+				t.Fatalf("%q: key %q holds a %T", s, fl.Key, fl.Value)
+			}
+			_ = graph.Stringify(fl.Value)
 		}
 	})
+}
+
+// documentedKind: nil, string, bool, int64, float64, []any, map[string]any,
+// all the way down.
+func documentedKind(v any) bool {
+	switch v := v.(type) {
+	case nil, string, bool, int64, float64:
+		return true
+	case []any:
+		for _, e := range v {
+			if !documentedKind(e) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, e := range v {
+			if !documentedKind(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func FuzzSlugify(f *testing.F) {

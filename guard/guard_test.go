@@ -5,6 +5,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/vivary-dev/vivary-go/guard"
 )
@@ -76,15 +80,46 @@ func TestSafeRelPath(t *testing.T) {
 	}
 }
 
+// FuzzGuards checks each guard against a plain definition: Printable
+// against Go's graphic classes (Python's isprintable is graphic minus the
+// non-ASCII spaces), SafeRelPath against its rules and its exact bound, and
+// MachinePath against a precondition (no slash, not a path) and a case it
+// must find (an absolute path after a space).
 func FuzzGuards(f *testing.F) {
-	for _, s := range []string{"/a/b", "token: x", "https://u:p@h/", `\\h\s`, "é\u200b"} {
+	for _, s := range []string{"/a/b", "token: x", "https://u:p@h/", `\\h\s`, "é\u200b", "a/b.md", "a//b", "./a", "a/..", "C:x", "\u00a0", "\xff"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		guard.MachinePath(s)
+		printable := utf8.ValidString(s)
+		for _, r := range s {
+			printable = printable && (r == ' ' || unicode.IsGraphic(r) && !unicode.Is(unicode.Zs, r))
+		}
+		if guard.Printable(s) != printable {
+			t.Fatalf("Printable(%q) = %v", s, !printable)
+		}
+
+		if guard.SafeRelPath(s, 512) {
+			n := utf8.RuneCountInString(s)
+			if !printable || n > 512 || strings.HasPrefix(s, "/") || strings.Contains(s, "\\") {
+				t.Fatalf("SafeRelPath accepted %q", s)
+			}
+			for _, seg := range strings.Split(s, "/") {
+				if seg == "" || seg == "." || seg == ".." {
+					t.Fatalf("SafeRelPath accepted %q with segment %q", s, seg)
+				}
+			}
+			if !guard.SafeRelPath(s, n) || guard.SafeRelPath(s, n-1) {
+				t.Fatalf("SafeRelPath(%q) does not bound at %d code points", s, n)
+			}
+		}
+
+		if !strings.ContainsAny(norm.NFKC.String(s), "/\\") && guard.MachinePath(s) {
+			t.Fatalf("MachinePath(%q) without a slash", s)
+		}
+		if utf8.ValidString(s) && guard.IsASCII(s) && !strings.Contains(s, ":") && !guard.MachinePath(s+" /home/u/x.md") {
+			t.Fatalf("MachinePath misses the path after %q", s)
+		}
 		guard.Credential(s)
-		guard.Printable(s)
-		guard.SafeRelPath(s, 512)
 	})
 }
 

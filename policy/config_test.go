@@ -25,6 +25,7 @@ func thinRaw(t *testing.T) map[string]any {
 }
 
 func TestThinConfigValidation(t *testing.T) {
+	t.Parallel()
 	base := thinRaw(t)
 	cfg, _, err := policy.Compose([]map[string]any{base}, true)
 	if err != nil {
@@ -70,6 +71,7 @@ func tomlOf(t testing.TB) string {
 }
 
 func TestOverlayTightenOnly(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, overlay string
 		ok            bool
@@ -112,6 +114,7 @@ func TestOverlayTightenOnly(t *testing.T) {
 }
 
 func TestIsExcluded(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		rel  string
 		pats []string
@@ -165,6 +168,7 @@ func FuzzPolicyFile(f *testing.F) {
 // A TOML error says at which line and what the parser found, and quotes
 // nothing unsafe from the file.
 func TestParseTOMLSaysWhere(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"version = 1\nexclude = [\"a\"\n", "not valid TOML at line 2: expected a comma (',') or array terminator (']'), but got end of file"},
 		{"a = \"x\" y\n", "not valid TOML at line 1: expected a top-level item to end with a newline, comment, or EOF, but got 'y' instead"},

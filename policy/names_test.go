@@ -16,6 +16,7 @@ import (
 // one. Each base name is disguised every way a file system keeps apart
 // and a reader does not.
 func TestLookAlikeNames(t *testing.T) {
+	t.Parallel()
 	disguises := map[string]func(string) string{
 		"cyrillic": func(s string) string {
 			return strings.NewReplacer("e", "е", "o", "о", "a", "а", "c", "с", "p", "р", "i", "і", "x", "х", "s", "ѕ").Replace(s)
@@ -82,6 +83,7 @@ func rnd(seed int64, n int, alphabet string) string {
 // TestCredentialShapedNames: a path component the credential rules match
 // is a sensitive name, with or without its extension, in any folder.
 func TestCredentialShapedNames(t *testing.T) {
+	t.Parallel()
 	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	tokens := []string{
 		"AKIAIOSFODNN7EXAMPLE", "AKIA" + rnd(1, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
@@ -112,6 +114,7 @@ func TestCredentialShapedNames(t *testing.T) {
 // TestOrdinaryNamesAdmitted: the bench corpus and the example workspace
 // keep every name.
 func TestOrdinaryNamesAdmitted(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "bench")
 	if err := benchgen.Write(root, 1000, 200); err != nil {
 		t.Fatal(err)

@@ -85,6 +85,7 @@ func TestEnclosingRepositoryRulesApply(t *testing.T) {
 // the block ignores, and the block cannot re-include what the repository
 // ignores.
 func TestEnclosingAndBlockBothDecide(t *testing.T) {
+	t.Parallel()
 	outer, root := enclosed(t, "ws")
 	testws.Write(t, outer, ".gitignore", "!ws/.vivary/runtime/\n!*.vivary-tmp\nws/notes/\n")
 	a := admitted(t, root, []string{".vivary/runtime/r.md", "x.vivary-tmp/y.md", "notes/n.md", "ok.md"}, policy.Options{})
@@ -97,6 +98,7 @@ func TestEnclosingAndBlockBothDecide(t *testing.T) {
 }
 
 func TestEnclosedWorkspaceStillNeedsTheExactBlock(t *testing.T) {
+	t.Parallel()
 	for name, content := range map[string]string{"missing": "", "arbitrary": "*.tmp\n", "extended": policy.GitignoreBlock + "x\n"} {
 		t.Run(name, func(t *testing.T) {
 			_, root := enclosed(t, "ws")
@@ -117,6 +119,7 @@ func TestEnclosedWorkspaceStillNeedsTheExactBlock(t *testing.T) {
 // Anything that keeps Git from being asked about the enclosing repository
 // refuses, rather than falling back to the block alone.
 func TestEnclosingRepositoryFailsClosed(t *testing.T) {
+	t.Parallel()
 	t.Run("a .git that git will not open", func(t *testing.T) {
 		outer := filepath.Join(t.TempDir(), "outer")
 		testws.Write(t, outer, ".git", "gitdir: /nonexistent/elsewhere\n")
@@ -162,6 +165,7 @@ func TestEnclosingRepositoryFailsClosed(t *testing.T) {
 // Outside Git, a nested .gitignore that is exactly the generated block is
 // honoured beneath its own folder.
 func TestNestedBlocksAreHonoured(t *testing.T) {
+	t.Parallel()
 	root := testws.Thin(t, map[string]string{
 		"notes/.gitignore":   policy.GitignoreBlock,
 		"a/b/.gitignore":     policy.GitignoreBlockCocoindex,
@@ -185,6 +189,7 @@ func TestNestedBlocksAreHonoured(t *testing.T) {
 // Any other nested .gitignore is arbitrary policy outside Git: it refuses,
 // and the message says how to make Git's rules authoritative.
 func TestNestedIgnoreFileWithOwnRulesRefuses(t *testing.T) {
+	t.Parallel()
 	cases := map[string]func(t *testing.T, dir string){
 		"own rules":       func(t *testing.T, dir string) { testws.Write(t, dir, ".gitignore", "diary.md\n") },
 		"block plus more": func(t *testing.T, dir string) { testws.Write(t, dir, ".gitignore", policy.GitignoreBlock+"diary.md\n") },
@@ -234,6 +239,7 @@ func TestNestedIgnoreFileWithOwnRulesRefuses(t *testing.T) {
 // that drop a `*` ignore file into their cache folders do not refuse the
 // workspace.
 func TestIgnoreFileInIgnoredFolderIsNotConsulted(t *testing.T) {
+	t.Parallel()
 	root := testws.Thin(t, map[string]string{
 		".vivary/runtime/cache/.gitignore": "*\n",
 		"x.vivary-tmp/.gitignore":          "!*\n",
@@ -250,6 +256,7 @@ func TestIgnoreFileInIgnoredFolderIsNotConsulted(t *testing.T) {
 // Nested blocks agree with Git: the same random trees, once as a Git
 // worktree asked through git check-ignore and once outside Git.
 func TestNestedBlocksAgreeWithGit(t *testing.T) {
+	t.Parallel()
 	dirs := []string{"", "a", "a/b", "notes", "notes/.vivary", ".vivary", "a/b/.vivary/runtime", "c.vivary-tmp"}
 	leaves := []string{"x.md", ".vivary/runtime/r.md", ".vivary/runtime/deep/r.md", ".cocoindex_code/c.md", "t.vivary-tmp/t.md", ".vivary/privately/p.md"}
 	total := 0

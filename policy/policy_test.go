@@ -46,6 +46,7 @@ func thinTree(t *testing.T) string {
 }
 
 func TestThinPolicyMatrix(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		mutate func(t *testing.T, root string)
@@ -101,6 +102,7 @@ func TestThinPolicyMatrix(t *testing.T) {
 }
 
 func TestCandidateMustBeRegularSingleLink(t *testing.T) {
+	t.Parallel()
 	root := thinTree(t)
 	os.Link(filepath.Join(root, "STATE.md"), filepath.Join(root, "copy.md"))
 	_, err := policy.Admit(context.Background(), bind(t, root), []string{"copy.md"}, policy.Options{})
@@ -119,6 +121,7 @@ func TestCandidateMustBeRegularSingleLink(t *testing.T) {
 }
 
 func TestSensitiveNamesNeverAdmitted(t *testing.T) {
+	t.Parallel()
 	root := thinTree(t)
 	names := []string{".env.md", "notes/api-key.md", "my-secrets-plan.md", "tokens.md", ".ssh/x.md", "ＴＯＫＥＮ.md"}
 	for _, n := range names {
@@ -189,6 +192,7 @@ func genTree(t *testing.T, root string, rng *rand.Rand, n int) []string {
 }
 
 func TestGitPolicyAgreesWithGit(t *testing.T) {
+	t.Parallel()
 	total := 0
 	for seed := int64(1); seed <= 8; seed++ {
 		root := gitRepo(t)
@@ -215,6 +219,7 @@ func TestGitPolicyAgreesWithGit(t *testing.T) {
 }
 
 func TestThinBlockAgreesWithGit(t *testing.T) {
+	t.Parallel()
 	root := gitRepo(t)
 	testws.Write(t, root, ".gitignore", policy.GitignoreBlock)
 	var paths []string
@@ -307,6 +312,7 @@ func TestGitFailsClosed(t *testing.T) {
 }
 
 func TestSensitiveNameTable(t *testing.T) {
+	t.Parallel()
 	yes := []string{".env", ".env.local", ".ENV", ".envrc", "id_rsa", "id_rsa.pub", "server.pem", "site.KEY", "cert.p12",
 		".npmrc", ".netrc", "credentials", "aws-credentials.md", "passwords.md", "api_key.md", "ＳＥＣＲＥＴ.md",
 		".ssh", "private", "deploy_ed25519", "vault.kdbx", "u:p@host", "tokens.md", ".git-credentials"}

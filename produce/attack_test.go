@@ -16,6 +16,7 @@ import (
 // sensitive_content (so the MCP firewall, which screens the same way, has
 // nothing left to refuse).
 func TestAttackCorpus(t *testing.T) {
+	t.Parallel()
 	files, markers := attack.Corpus()
 	root := testws.Thin(t, files)
 	r := produce.NewReader(bindWS(t, root))

@@ -14,6 +14,7 @@ import (
 )
 
 func TestCheckGolden(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	before := testws.Hash(t, root)
 	res, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{})
@@ -34,6 +35,7 @@ func TestCheckGolden(t *testing.T) {
 }
 
 func TestCheckPaths(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	ws := bindWS(t, root)
 	res, err := produce.Check(bg, ws, produce.CheckArgs{Paths: []string{"decisions", "nope.md"}})
@@ -61,6 +63,7 @@ func TestCheckPaths(t *testing.T) {
 }
 
 func TestCheckStrictIsReported(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	f := false
 	res, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{Strict: &f})
@@ -70,6 +73,7 @@ func TestCheckStrictIsReported(t *testing.T) {
 }
 
 func TestSnapshotRefusals(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		mutate func(t *testing.T, root string)
 		want   reason.Code
@@ -136,6 +140,7 @@ func TestSnapshotRefusals(t *testing.T) {
 // A Markdown file over 1 MiB costs that one document: the check answers,
 // incomplete, with one too_large omission.
 func TestMarkdownOver1MiBIsOmitted(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	testws.Write(t, root, "notes/big.md", "# Big\n\n"+strings.Repeat("x", 1<<20))
 	testws.Write(t, root, "notes/edge.md", "# Edge\n\n"+strings.Repeat("x", 1<<20-8))
@@ -154,6 +159,7 @@ func TestMarkdownOver1MiBIsOmitted(t *testing.T) {
 
 // An excluded folder is pruned: never entered, counted once.
 func TestOverlayTightens(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	testws.Write(t, root, "tropo.toml", "exclude = [\"notes\", \"decisions/broken.md\"]\n")
 	res, err := produce.Check(bg, bindWS(t, root), produce.CheckArgs{})
@@ -166,6 +172,7 @@ func TestOverlayTightens(t *testing.T) {
 }
 
 func TestLinksAndSpecialFilesAreOmitted(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	outside := filepath.Join(t.TempDir(), "o.md")
 	os.WriteFile(outside, []byte("# Outside\n\n"+marker+"\n"), 0o644)
@@ -183,6 +190,7 @@ func TestLinksAndSpecialFilesAreOmitted(t *testing.T) {
 }
 
 func TestGitWorkspace(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	os.Remove(filepath.Join(root, ".gitignore"))
 	testws.Write(t, root, ".gitignore", ".vivary/private/\n.vivary/runtime/\n*.vivary-tmp\nnotes/\n!notes/untyped.md\n")

@@ -31,6 +31,7 @@ var fidelityDocs = map[string]string{
 }
 
 func TestFidelityGolden(t *testing.T) {
+	t.Parallel()
 	root := testws.Thin(t, fidelityDocs)
 	r := produce.NewReader(bindWS(t, root))
 	check, err := r.Check(bg, produce.CheckArgs{})
@@ -62,6 +63,7 @@ func TestFidelityGolden(t *testing.T) {
 // A broken policy file refuses the call with the file, the line and what
 // the parser found, and never the root.
 func TestPolicyFileErrorSaysWhere(t *testing.T) {
+	t.Parallel()
 	root := testws.Thin(t, nil)
 	p := filepath.Join(root, ".vivary", "workspace.toml")
 	orig, err := os.ReadFile(p)

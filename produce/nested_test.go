@@ -107,6 +107,7 @@ func TestEnclosingRepositoryHidesFromEveryProducer(t *testing.T) {
 // and a nested .gitignore with rules of its own, added between two calls of
 // one reader, refuses the next call.
 func TestNestedIgnoreFilesOutsideGit(t *testing.T) {
+	t.Parallel()
 	root := testws.Thin(t, map[string]string{
 		"sub/.gitignore":                 policy.GitignoreBlock,
 		"sub/.vivary/runtime/session.md": "# Session\n\nquokka " + marker + "\n",

@@ -1,14 +1,11 @@
 package produce_test
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,6 +24,7 @@ func ids(res *produce.QueryResult) string {
 }
 
 func TestQueryGolden(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	before := testws.Hash(t, root)
 	r := produce.NewReader(bindWS(t, root))
@@ -56,6 +54,7 @@ func TestQueryGolden(t *testing.T) {
 }
 
 func TestQueryScoringExample(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	res, err := produce.Query(bg, bindWS(t, root), produce.QueryArgs{Text: "earned operational proof", Limit: 10, SnippetChars: 160, Filters: produce.Filters{Type: []string{"change"}}})
 	if err != nil {
@@ -80,6 +79,7 @@ func TestQueryScoringExample(t *testing.T) {
 }
 
 func TestFindGoldenAndBudget(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	r := produce.NewReader(bindWS(t, root))
 	res, err := r.Find(bg, produce.FindArgs{Question: "privacy policy adapter", Limit: 5, Budget: 1200})
@@ -114,6 +114,7 @@ func TestFindGoldenAndBudget(t *testing.T) {
 var digests = regexp.MustCompile(`sha256:[0-9a-f]{64}|capsule_[0-9a-f]{16}|[0-9a-f]{40}`)
 
 func TestCapsuleGolden(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	r := produce.NewReader(bindWS(t, root))
 	c, err := r.Capsule(bg, produce.CapsuleArgs{Question: "what changed in the adapter", MaxClaims: 24})
@@ -137,6 +138,7 @@ func TestCapsuleGolden(t *testing.T) {
 }
 
 func TestCapsuleGit(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	os.Remove(filepath.Join(root, ".gitignore"))
 	testws.Write(t, root, ".gitignore", ".vivary/private/\n.vivary/runtime/\n*.vivary-tmp\n.env\nnotes/\n")
@@ -168,6 +170,7 @@ func TestCapsuleGit(t *testing.T) {
 }
 
 func TestVerifyCapsuleRefusals(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	c, _ := produce.CapsuleFor(bg, bindWS(t, root), produce.CapsuleArgs{Question: "adapter", MaxClaims: 24})
 	raw, _ := produce.CapsuleJSON(c)
@@ -189,6 +192,7 @@ func TestVerifyCapsuleRefusals(t *testing.T) {
 }
 
 func TestArgumentBoundaries(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	r := produce.NewReader(bindWS(t, root))
 	long := strings.Repeat("é", 4096)
@@ -268,6 +272,7 @@ func TestArgumentBoundaries(t *testing.T) {
 }
 
 func TestSnippetBoundaries(t *testing.T) {
+	t.Parallel()
 	root := testws.Thin(t, map[string]string{"notes/long.md": "# Long\n\n" + strings.Repeat("word ", 100) + "needle " + strings.Repeat("tail ", 100)})
 	r := produce.NewReader(bindWS(t, root))
 	for _, n := range []int{0, 1, 20, 1000} {
@@ -292,6 +297,7 @@ func TestSnippetBoundaries(t *testing.T) {
 }
 
 func TestResultLimit(t *testing.T) {
+	t.Parallel()
 	extra := map[string]string{}
 	for i := 0; i < 25; i++ {
 		extra[fmt.Sprintf("notes/n%02d.md", i)] = "# Alpha\n"
@@ -308,6 +314,7 @@ func TestResultLimit(t *testing.T) {
 // Every change to the tree shows on the very next call of a warm Reader,
 // revalidated by stat or by the kernel's change feed.
 func TestFreshness(t *testing.T) {
+	t.Parallel()
 	for name, newReader := range map[string]func(*workspace.Workspace) *produce.Reader{
 		"stat": produce.NewReader, "feed": produce.NewServingReader,
 	} {
@@ -450,6 +457,7 @@ func testFreshnessGitIgnore(t *testing.T, newReader func(*workspace.Workspace) *
 
 // The snapshot's own ceilings are tested in the snapshot package.
 func TestWorkLimits(t *testing.T) {
+	t.Parallel()
 	t.Run("200 findings", func(t *testing.T) {
 		extra := map[string]string{}
 		for i := 0; i < 67; i++ { // three E101 each
@@ -467,69 +475,10 @@ func TestWorkLimits(t *testing.T) {
 	})
 }
 
-func TestCancellation(t *testing.T) {
-	root := fixture(t)
-	testws.Git(t, root, "init", "-q")
-	ws := bindWS(t, root)
-	ctx, cancel := context.WithCancel(bg)
-	cancel()
-	start := time.Now()
-	_, err := produce.Query(ctx, ws, produce.QueryArgs{Text: "x", Limit: 1})
-	if err == nil || reason.Of(err) != reason.ProducerUnavailable {
-		t.Fatalf("cancelled query: %v", err)
-	}
-	if time.Since(start) > 50*time.Millisecond {
-		t.Fatalf("cancelled query took %v", time.Since(start))
-	}
-}
-
-// A cancel while git runs ends every producer promptly: .git/info/exclude
-// is a FIFO, so git check-ignore blocks opening it until it is killed.
-func TestCancellationKillsARunningGit(t *testing.T) {
-	root := fixture(t)
-	testws.Git(t, root, "init", "-q")
-	exclude := filepath.Join(root, ".git", "info", "exclude")
-	os.Remove(exclude)
-	if err := syscall.Mkfifo(exclude, 0o644); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
-	ws := bindWS(t, root)
-	calls := map[string]func(context.Context) error{
-		"query": func(ctx context.Context) error {
-			_, err := produce.Query(ctx, ws, produce.QueryArgs{Text: "quokka", Limit: 1})
-			return err
-		},
-		"find": func(ctx context.Context) error {
-			_, err := produce.Find(ctx, ws, produce.FindArgs{Question: "quokka", Limit: 1, Budget: 1200})
-			return err
-		},
-		"check": func(ctx context.Context) error {
-			_, err := produce.Check(ctx, ws, produce.CheckArgs{})
-			return err
-		},
-		"capsule": func(ctx context.Context) error {
-			_, err := produce.CapsuleFor(ctx, ws, produce.CapsuleArgs{Question: "quokka", MaxClaims: 24})
-			return err
-		},
-	}
-	for name, call := range calls {
-		ctx, cancel := context.WithCancel(bg)
-		var cancelled time.Time
-		time.AfterFunc(200*time.Millisecond, func() { cancelled = time.Now(); cancel() })
-		err := call(ctx)
-		took := time.Since(cancelled)
-		if reason.Of(err) != reason.ProducerUnavailable {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if took > 50*time.Millisecond {
-			t.Errorf("%s returned %v after the cancel", name, took)
-		}
-	}
-}
-
 // A filter or check path that names an ignored path is refused, whether or
 // not anything is there.
 func TestIgnoredPathsAreRefused(t *testing.T) {
+	t.Parallel()
 	root := fixture(t)
 	r := produce.NewReader(bindWS(t, root))
 	for _, p := range []string{".vivary/runtime/*", ".vivary/runtime/nothing-here.md", "x.vivary-tmp"} {
@@ -568,54 +517,4 @@ func FuzzVerifyCapsule(f *testing.F) {
 			}
 		}
 	})
-}
-
-// While a directory is swapped for a link to secret content and back, no
-// query, find or check may ever serve what is behind the link.
-func TestLinkSwapNeverLeaks(t *testing.T) {
-	root := fixture(t)
-	secret := filepath.Join(t.TempDir(), "secret")
-	testws.Write(t, secret, "n.md", "# Quokka\n\n"+marker+" quokka\n")
-	testws.Write(t, root, "swap/n.md", "# Quokka\n\npublic quokka\n")
-	r := produce.NewReader(bindWS(t, root))
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		real, aside := filepath.Join(root, "swap"), filepath.Join(root, "swap.aside")
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			os.Rename(real, aside)
-			os.Symlink(secret, real)
-			time.Sleep(time.Millisecond)
-			os.Remove(real)
-			os.Rename(aside, real)
-		}
-	}()
-	deadline := time.Now().Add(time.Second)
-	calls := 0
-	for time.Now().Before(deadline) {
-		calls++
-		var out []byte
-		if res, err := r.Query(bg, produce.QueryArgs{Text: "quokka", Limit: 20, SnippetChars: 200, Explain: true}); err == nil {
-			out = jsonOf(t, res)
-		}
-		if res, err := r.Find(bg, produce.FindArgs{Question: "quokka", Limit: 20, Budget: 4000}); err == nil {
-			out = append(out, jsonOf(t, res)...)
-		}
-		if bytes.Contains(out, []byte(marker)) {
-			close(stop)
-			<-done
-			t.Fatalf("call %d served content from behind a swapped-in link", calls)
-		}
-	}
-	close(stop)
-	<-done
-	if calls < 5 {
-		t.Fatalf("only %d calls ran", calls)
-	}
 }

@@ -20,6 +20,7 @@ var searchDocs = map[string]string{
 // Two notes of one file name in different folders are both found, told
 // apart by path, and a ref to their shared id is a W221 warning.
 func TestSameFileNameNotesAreSeparateResults(t *testing.T) {
+	t.Parallel()
 	r := produce.NewReader(bindWS(t, testws.Thin(t, searchDocs)))
 	res, err := r.Query(bg, produce.QueryArgs{Text: "encrypted backups", Limit: 5, SnippetChars: 80})
 	if err != nil {
@@ -61,6 +62,7 @@ func TestSameFileNameNotesAreSeparateResults(t *testing.T) {
 // the one holding "dec" and "0054" apart. The snippet is the passage that
 // holds the match, never the frontmatter fence.
 func TestIdentifierAndSnippet(t *testing.T) {
+	t.Parallel()
 	r := produce.NewReader(bindWS(t, testws.Thin(t, searchDocs)))
 	res, err := r.Query(bg, produce.QueryArgs{Text: "DEC-0054", Limit: 5, SnippetChars: 40})
 	if err != nil {
@@ -85,6 +87,7 @@ func TestIdentifierAndSnippet(t *testing.T) {
 // The title is the first heading outside fenced code, else the file name as
 // written.
 func TestTitles(t *testing.T) {
+	t.Parallel()
 	r := produce.NewReader(bindWS(t, testws.Thin(t, searchDocs)))
 	for q, want := range map[string]string{"identifier apart": "Other", "sync phones": "Obsidian for iOS"} {
 		res, err := r.Query(bg, produce.QueryArgs{Text: q, Limit: 1})

@@ -13,6 +13,7 @@ import (
 // kept in guard's testdata (CC BY 4.0, see LICENSE.md there). A changed
 // ranking shows here as a changed order, score or snippet.
 func TestTldrRankingGolden(t *testing.T) {
+	t.Parallel()
 	pages, _ := filepath.Glob("../guard/testdata/tldr/*.md")
 	docs := map[string]string{}
 	for _, p := range pages {

@@ -17,10 +17,7 @@ import (
 // apply, is served by all four tools, and every note is byte for byte
 // what it was.
 func TestAdoptedFolderServesAllFourTools(t *testing.T) {
-	create := filepath.Join(t.TempDir(), "create-vivary")
-	if out, err := exec.Command("go", "build", "-o", create, "../../cmd/create-vivary").CombinedOutput(); err != nil {
-		t.Fatalf("build create-vivary: %v\n%s", err, out)
-	}
+	t.Parallel()
 	run := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command(create, args...)

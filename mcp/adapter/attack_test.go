@@ -14,6 +14,7 @@ import (
 // marker reaches stdout, and the result firewall never had to fire,
 // because the core dropped every note it would have refused.
 func TestAttackCorpusOverMCP(t *testing.T) {
+	t.Parallel()
 	files, markers := attack.Corpus()
 	root := testws.Thin(t, files)
 	for _, version := range []string{"", "2025-11-25"} {

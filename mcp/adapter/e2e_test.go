@@ -25,19 +25,31 @@ import (
 	"github.com/vivary-dev/vivary-go/policy"
 )
 
-var bin string
+// bin is vivary-mcp built with the test hooks, create is create-vivary:
+// each is built once per test run, both at the same time.
+var bin, create string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "vivary-mcp-test-")
 	if err != nil {
 		panic(err)
 	}
-	bin = filepath.Join(dir, "vivary-mcp")
-	// Test builds carry the hooks that shorten timeouts; release builds do not.
-	build := exec.Command("go", "build", "-tags", "vivarytest", "-o", bin, "../cmd/vivary-mcp")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		panic(err)
+	bin, create = filepath.Join(dir, "vivary-mcp"), filepath.Join(dir, "create-vivary")
+	builds := []*exec.Cmd{
+		// Test builds carry the hooks that shorten timeouts; release builds do not.
+		exec.Command("go", "build", "-tags", "vivarytest", "-o", bin, "../cmd/vivary-mcp"),
+		exec.Command("go", "build", "-o", create, "../../cmd/create-vivary"),
+	}
+	for _, b := range builds {
+		b.Stderr = os.Stderr
+		if err := b.Start(); err != nil {
+			panic(err)
+		}
+	}
+	for _, b := range builds {
+		if err := b.Wait(); err != nil {
+			panic(fmt.Sprintf("%v: %v", b.Args, err))
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -169,6 +181,7 @@ func (s *server) reason(name string, args map[string]any) string {
 var versionLine = regexp.MustCompile(`^vivary-mcp (v\d+\.\d+\.\d+\S*|\(devel\)( [0-9a-f]{12}(\+dirty)?)?)\n$`)
 
 func TestDiscoveryAndListing(t *testing.T) {
+	t.Parallel()
 	// serverInfo.version is the string --version prints: the build's own.
 	out, err := exec.Command(bin, "--version").Output()
 	if err != nil {
@@ -254,6 +267,7 @@ func outputSchemas(t *testing.T, s *server) map[string]*jsonschema.Resolved {
 }
 
 func TestAllFourTools(t *testing.T) {
+	t.Parallel()
 	root := fixtureWS(t)
 	before := testws.Hash(t, root)
 	s := start(t, opts{}, root)
@@ -288,6 +302,7 @@ func TestAllFourTools(t *testing.T) {
 }
 
 func TestReasonCodes(t *testing.T) {
+	t.Parallel()
 	good := fixtureWS(t)
 	badPolicy := fixtureWS(t)
 	testws.Write(t, badPolicy, ".gitignore", "*.md\n")
@@ -330,6 +345,7 @@ func TestReasonCodes(t *testing.T) {
 }
 
 func TestInvalidArgumentsNeverReachTheProducer(t *testing.T) {
+	t.Parallel()
 	// The producer would stall for a minute; an invalid call must not wait for it.
 	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=stall:60s"}}, fixtureWS(t))
 	long := strings.Repeat("é", 4097)
@@ -363,14 +379,12 @@ func TestInvalidArgumentsNeverReachTheProducer(t *testing.T) {
 		{"vivary_capsule", map[string]any{"workspace": "ws0", "question": "x", "max_claims": -1}},
 		{"vivary_nope", map[string]any{"workspace": "ws0"}},
 	} {
-		start := time.Now()
+		// A call that reached the stalled producer would outlast s.call's
+		// deadline and fail here.
 		_, _, err := s.call(c.tool, c.args)
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("%s %v: %v, want -32602", c.tool, c.args, err)
-		}
-		if time.Since(start) > 5*time.Second {
-			t.Fatalf("%s %v waited for the producer", c.tool, c.args)
 		}
 	}
 	if strings.Contains(s.stderr.String(), `"event":"tool_started"`) {
@@ -392,6 +406,7 @@ func TestInvalidArgumentsNeverReachTheProducer(t *testing.T) {
 }
 
 func TestMetaCarriesNoAuthority(t *testing.T) {
+	t.Parallel()
 	s := start(t, opts{}, fixtureWS(t), fixtureWS(t))
 	res, err := s.cs.CallTool(context.Background(), &mcp.CallToolParams{
 		Meta: mcp.Meta{"vivary.test.authorization": "ws1"}, Name: "vivary_check", Arguments: map[string]any{"workspace": "nope"}})
@@ -400,14 +415,17 @@ func TestMetaCarriesNoAuthority(t *testing.T) {
 	}
 }
 
+// The test hooks reach the binary: a producer deaf to its timeout is
+// answered for, and holds the slot. The durations themselves are tested in
+// fake time (slot_test.go).
 func TestTimeoutAndQuarantine(t *testing.T) {
-	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_TIMEOUT=50ms", "VIVARY_MCP_TEST_GRACE=50ms", "VIVARY_MCP_TEST_PRODUCER=stall:1500ms"}}, fixtureWS(t))
-	begin := time.Now()
+	t.Parallel()
+	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_TIMEOUT=50ms", "VIVARY_MCP_TEST_GRACE=50ms", "VIVARY_MCP_TEST_PRODUCER=stall:60s"}}, fixtureWS(t))
 	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "producer_unavailable" {
 		t.Fatalf("first call %s", got)
 	}
-	if time.Since(begin) > time.Second {
-		t.Fatalf("timeout took %v", time.Since(begin))
+	if !eventually(func() bool { return strings.Contains(s.stderr.String(), `"event":"tool_timed_out"`) }) {
+		t.Errorf("no tool_timed_out diagnostic:\n%s", s.stderr)
 	}
 	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "server_busy" {
 		t.Fatalf("second call during quarantine: %s", got)
@@ -416,56 +434,81 @@ func TestTimeoutAndQuarantine(t *testing.T) {
 	if got := s.reason("vivary_check", map[string]any{"workspace": "nope"}); got != "unknown_workspace" {
 		t.Fatalf("unknown alias while busy: %s", got)
 	}
-	time.Sleep(time.Until(begin.Add(3 * time.Second)))
-	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "known" {
-		t.Fatalf("after the stalled producer exited: %s", got)
+}
+
+// gate drives the test producer VIVARY_MCP_TEST_PRODUCER=gate:PATH: a call
+// that reached it holds the slot until the gate opens or it is cancelled.
+type gate string
+
+func newGate(t *testing.T) gate { return gate(filepath.Join(t.TempDir(), "gate")) }
+
+func (g gate) env() string { return "VIVARY_MCP_TEST_PRODUCER=gate:" + string(g) }
+
+// entered waits until a call is inside the producer, and re-arms the mark.
+func (g gate) entered(t *testing.T) {
+	t.Helper()
+	if !eventuallyWithin(20*time.Second, func() bool { return os.Remove(string(g)+".running") == nil }) {
+		t.Fatal("no call reached the producer")
 	}
-	if !strings.Contains(s.stderr.String(), `"event":"tool_timed_out"`) {
-		t.Errorf("no tool_timed_out diagnostic:\n%s", s.stderr)
+}
+
+func (g gate) open(t *testing.T) {
+	if err := os.WriteFile(string(g), nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 
 func TestConcurrentCallIsBusy(t *testing.T) {
-	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=slow:1500ms"}}, fixtureWS(t))
-	var wg sync.WaitGroup
-	results := make([]string, 2)
-	for i := range results {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			time.Sleep(time.Duration(i) * 400 * time.Millisecond)
-			results[i] = s.reason("vivary_check", map[string]any{"workspace": "ws0"})
-		}(i)
+	t.Parallel()
+	g := newGate(t)
+	s := start(t, opts{env: []string{g.env()}}, fixtureWS(t))
+	first := make(chan string, 1)
+	go func() { first <- s.reason("vivary_check", map[string]any{"workspace": "ws0"}) }()
+	g.entered(t)
+	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "server_busy" {
+		t.Fatalf("second call: %s", got)
 	}
-	wg.Wait()
-	if results[0] != "known" || results[1] != "server_busy" {
-		t.Fatalf("results %v", results)
+	g.open(t)
+	if got := <-first; got != "known" {
+		t.Fatalf("first call: %s", got)
 	}
 }
 
+// A cancelled call is not answered, and its cooperative producer frees the
+// slot: a call on a bound alias, refused while the slot was held, then
+// reaches the producer.
 func TestCancellation(t *testing.T) {
-	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=slow:30s"}}, fixtureWS(t))
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	_, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "vivary_check", Arguments: map[string]any{"workspace": "ws0"}})
-	if err == nil {
+	t.Parallel()
+	g := newGate(t)
+	s := start(t, opts{env: []string{g.env()}}, fixtureWS(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "vivary_check", Arguments: map[string]any{"workspace": "ws0"}})
+		done <- err
+	}()
+	g.entered(t)
+	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "server_busy" {
+		t.Fatalf("probe while the call runs: %s", got)
+	}
+	cancel()
+	if err := <-done; err == nil {
 		t.Fatal("a cancelled call answered")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(s.stderr.String(), `"event":"tool_cancelled"`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no tool_cancelled diagnostic:\n%s", s.stderr)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !eventually(func() bool { return strings.Contains(s.stderr.String(), `"event":"tool_cancelled"`) }) {
+		t.Fatalf("no tool_cancelled diagnostic:\n%s", s.stderr)
 	}
-	// The cooperative producer exited, so the slot is free again (the slow
-	// hook answers after 30 s, so use the unknown-alias path plus a busy probe).
-	if got := s.reason("vivary_check", map[string]any{"workspace": "nope"}); got != "unknown_workspace" {
-		t.Fatalf("after cancel: %s", got)
+	probe := make(chan string, 1)
+	go func() { probe <- s.reason("vivary_check", map[string]any{"workspace": "ws0"}) }()
+	g.entered(t)
+	g.open(t)
+	if got := <-probe; got != "known" {
+		t.Fatalf("probe after the cancel: %s", got)
 	}
 }
 
 func TestResponseLimitAndFirewall(t *testing.T) {
+	t.Parallel()
 	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=big"}}, fixtureWS(t))
 	res, e, err := s.call("vivary_check", map[string]any{"workspace": "ws0"})
 	if err != nil || e.Reason == nil || *e.Reason != "response_limit_exceeded" || string(e.Result) != "null" {
@@ -486,6 +529,7 @@ func TestResponseLimitAndFirewall(t *testing.T) {
 }
 
 func TestRootReplacedMidSession(t *testing.T) {
+	t.Parallel()
 	root := fixtureWS(t)
 	s := start(t, opts{}, root)
 	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "known" {
@@ -565,6 +609,7 @@ func pad(id, n int) string {
 }
 
 func TestFrames(t *testing.T) {
+	t.Parallel()
 	root := fixtureWS(t)
 	r := startRaw(t, nil, "--workspace", "ws0", root, "--observability", "off")
 	r.send(t, pad(1, 65536))
@@ -619,6 +664,7 @@ func TestFrames(t *testing.T) {
 // A refused frame ends the session, and the JSON diagnostics say so with a
 // frame_refused event that names why and carries nothing of the frame.
 func TestBadFramesEndTheSession(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, frame, reason string }{
 		{"not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\xff\"}\n", "frame_not_utf8"},
 		{"unterminated", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, "frame_unterminated"},
@@ -654,6 +700,7 @@ func TestBadFramesEndTheSession(t *testing.T) {
 }
 
 func TestEOFAnswersCallsInFlight(t *testing.T) {
+	t.Parallel()
 	r := startRaw(t, nil, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
 	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`+meta+`,"name":"vivary_check","arguments":{"workspace":"ws0"}}}`+"\n")
 	r.in.Close()
@@ -666,6 +713,7 @@ func TestEOFAnswersCallsInFlight(t *testing.T) {
 }
 
 func TestStdoutCarriesOnlyProtocol(t *testing.T) {
+	t.Parallel()
 	r := startRaw(t, []string{"VIVARY_MCP_TEST_PRODUCER=write"}, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
 	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`+meta+`,"name":"vivary_check","arguments":{"workspace":"ws0"}}}`+"\n")
 	m := r.recv(t)
@@ -692,6 +740,7 @@ func TestStdoutCarriesOnlyProtocol(t *testing.T) {
 }
 
 func TestStartupRefusals(t *testing.T) {
+	t.Parallel()
 	root := fixtureWS(t)
 	link := filepath.Join(t.TempDir(), "link")
 	os.Symlink(root, link)
@@ -751,13 +800,14 @@ func TestStartupRefusals(t *testing.T) {
 }
 
 func TestDiagnosticsNeverLeak(t *testing.T) {
+	t.Parallel()
 	root := fixtureWS(t)
 	s := start(t, opts{}, root)
 	s.reason("vivary_query", map[string]any{"workspace": "ws0", "text": "secretquestion"})
 	s.reason("vivary_query", map[string]any{"workspace": "nope", "text": "x"})
 	s.call("vivary_query", map[string]any{"workspace": "ws0", "text": "x", "bogus": "argvalue"})
 	s.cs.Close()
-	time.Sleep(200 * time.Millisecond)
+	eventually(func() bool { return strings.Contains(s.stderr.String(), `"event":"server_stopped"`) })
 	out := s.stderr.String()
 	for _, bad := range []string{root, "ws0", "nope", "secretquestion", "argvalue", ".md"} {
 		if strings.Contains(out, bad) {
@@ -778,6 +828,7 @@ func TestDiagnosticsNeverLeak(t *testing.T) {
 }
 
 func TestThinBlockConstantMatchesFixture(t *testing.T) {
+	t.Parallel()
 	b, _ := os.ReadFile(filepath.Join(fixtureWS(t), ".gitignore"))
 	if string(b) != policy.GitignoreBlock {
 		t.Fatal("fixture .gitignore differs from the policy block")
@@ -787,11 +838,12 @@ func TestThinBlockConstantMatchesFixture(t *testing.T) {
 // A cancelled call gets no response at all (the protocol expects none),
 // and the session goes on.
 func TestCancelledCallIsNotAnswered(t *testing.T) {
-	r := startRaw(t, []string{"VIVARY_MCP_TEST_PRODUCER=slow:30s"}, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
+	t.Parallel()
+	g := newGate(t)
+	r := startRaw(t, []string{g.env()}, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
 	r.send(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+meta+`,"name":"vivary_check","arguments":{"workspace":"ws0"}}}`+"\n")
-	time.Sleep(200 * time.Millisecond)
+	g.entered(t)
 	r.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user",`+meta+`}}`+"\n")
-	time.Sleep(200 * time.Millisecond)
 	r.send(t, `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{`+meta+`}}`+"\n")
 	m := r.recv(t)
 	if m["id"] != float64(8) || m["result"] == nil {
@@ -807,6 +859,7 @@ func TestCancelledCallIsNotAnswered(t *testing.T) {
 // A bounded soak: one session, many calls of every kind, valid and not, in
 // sequence; every answer is well formed and the session survives.
 func TestSoakOneSession(t *testing.T) {
+	t.Parallel()
 	root := fixtureWS(t)
 	s := start(t, opts{}, root)
 	calls := []struct {
@@ -847,10 +900,12 @@ func TestSoakOneSession(t *testing.T) {
 	}
 }
 
-// eventually waits up to five seconds for cond: stderr is copied from the
+// eventually waits up to twenty seconds for cond: stderr is copied from the
 // child by another goroutine, a little after the answer arrives.
-func eventually(cond func() bool) bool {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+func eventually(cond func() bool) bool { return eventuallyWithin(20*time.Second, cond) }
+
+func eventuallyWithin(d time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if cond() {
 			return true
 		}

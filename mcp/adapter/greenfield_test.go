@@ -22,12 +22,7 @@ import (
 // file, then apply one separately approved capsule-bound record and query
 // it through the same MCP session. No template, pack or extra record appears.
 func TestGreenfieldGovernedWrite(t *testing.T) {
-	tools := t.TempDir()
-	create := filepath.Join(tools, "create-vivary")
-	build := exec.Command("go", "build", "-o", create, "../../cmd/create-vivary")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build create-vivary: %v\n%s", err, out)
-	}
+	t.Parallel()
 	run := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command(create, args...)

@@ -37,13 +37,20 @@ func init() {
 				time.Sleep(d)
 				return nil, reason.New(reason.ProducerUnavailable, "stalled")
 			}
-		case "slow": // cooperative: returns when cancelled, or after d
+		case "gate": // cooperative: marks itself running (arg.running), then waits for arg to exist
 			o.Producer = func(ctx context.Context, tool string, r *produce.Reader, a *args) (any, error) {
-				select {
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				case <-time.After(d):
-					return runProducer(ctx, tool, r, a)
+				if err := os.WriteFile(arg+".running", nil, 0o600); err != nil {
+					return nil, err
+				}
+				for {
+					if _, err := os.Stat(arg); err == nil {
+						return runProducer(ctx, tool, r, a)
+					}
+					select {
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					case <-time.After(5 * time.Millisecond):
+					}
 				}
 			}
 		case "big": // a result far over the response limit

@@ -17,6 +17,7 @@ import (
 // block hides its folder's runtime files while a nested .gitignore with
 // rules of its own refuses with a reason that says what to do.
 func TestIgnoreRulesAboveAndBelowTheRoot(t *testing.T) {
+	t.Parallel()
 	outer := filepath.Join(t.TempDir(), "outer")
 	os.MkdirAll(outer, 0o755)
 	testws.Git(t, outer, "init", "-q")

@@ -17,6 +17,7 @@ import (
 // included: no network syscall at all, no directory made, no name removed
 // or renamed, and no file opened for writing but the null device.
 func TestNoWriteNoNetwork(t *testing.T) {
+	t.Parallel()
 	strace, err := exec.LookPath("strace")
 	if err != nil {
 		if os.Getenv("CI") != "" {

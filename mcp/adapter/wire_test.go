@@ -31,6 +31,7 @@ func rawID(t *testing.T, line []byte) string {
 // comes back byte for byte, whatever a float64 would make of it; anything
 // else is -32600 with id null, and the session goes on.
 func TestIDsEchoedExactly(t *testing.T) {
+	t.Parallel()
 	r := startRaw(t, nil, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
 	for _, id := range []string{`"abc"`, `"1.5"`, `""`, `"\u00e9\n"`, `0`, `-0`, `7`, `-12`, `9007199254740993`,
 		`9223372036854775807`, `-9223372036854775808`, `12345678901234567`} {
@@ -60,6 +61,7 @@ func TestIDsEchoedExactly(t *testing.T) {
 // TestSessionErrorCodes: the errors the SDK would send with code 0 have
 // real codes.
 func TestSessionErrorCodes(t *testing.T) {
+	t.Parallel()
 	r := startRaw(t, nil, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vivary_check","arguments":{"workspace":"ws0"}}}` + "\n"
 	r.send(t, call)
