@@ -234,6 +234,9 @@ func newIgnorer(ctx context.Context, ws *workspace.Workspace, ignoreFiles []stri
 func (ig *ignorer) addIgnoreFiles(ws *workspace.Workspace, ignoreFiles []string) error {
 	if ig.mode != ModeThin {
 		for _, f := range ignoreFiles {
+			if _, name := splitDir(f); name != ".gitignore" {
+				continue // Git's own case rules decide whether it reads it
+			}
 			if info, err := ws.Lstat(f); err != nil || info.IsLink() {
 				return unavailable("a .gitignore in the workspace is a link; Git skips linked ignore files, so replace it with a regular file", err)
 			}

@@ -96,7 +96,7 @@ func (b *blocks) add(ignoreFiles []string) error {
 	sort.Slice(files, func(i, j int) bool { return strings.Count(files[i], "/") < strings.Count(files[j], "/") })
 	for _, f := range files {
 		dir, name := splitDir(f)
-		if name != ".gitignore" || dir == "" {
+		if !strings.EqualFold(name, ".gitignore") || (dir == "" && name == ".gitignore") {
 			continue
 		}
 		// A file under an ignored folder is itself ignored.
@@ -105,6 +105,11 @@ func (b *blocks) add(ignoreFiles []string) error {
 				return err
 			}
 			continue
+		}
+		// On a case-insensitive file system Git reads .GitIgnore as the
+		// folder's ignore file; it is never an exact block.
+		if name != ".gitignore" {
+			return unavailable(nestedBlockOwnRules, nil)
 		}
 		if err := b.look(dir); err != nil {
 			return err

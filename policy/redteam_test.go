@@ -103,3 +103,23 @@ func TestThinBlockIgnoresCase(t *testing.T) {
 		t.Fatalf("allowed %s", got)
 	}
 }
+
+// Outside Git an ignore file whose name differs from .gitignore only by
+// case is what Git reads on a case-insensitive file system: it refuses like
+// any nested file that is not the exact block, at the root too.
+func TestCaseVariantIgnoreFileRefuses(t *testing.T) {
+	for _, f := range []string{"notes/.GITIGNORE", "notes/.GitIgnore", ".Gitignore"} {
+		root := filepath.Join(t.TempDir(), "ws")
+		testws.Write(t, root, ".gitignore", policy.GitignoreBlock)
+		testws.Write(t, root, f, "diary.md\n")
+		testws.Write(t, root, "notes/diary.md", "x\n")
+		_, err := policy.Admit(context.Background(), bind(t, root), []string{"notes/diary.md"},
+			policy.Options{IgnoreFiles: []string{".gitignore", f}})
+		if codeOf(err) != "privacy_policy_unavailable" || !strings.Contains(err.Error(), "git init") {
+			t.Errorf("%s: %v", f, err)
+		}
+		if got := policy.ForeignIgnoreFiles(bind(t, root), []string{f}); f != ".Gitignore" && len(got) != 1 {
+			t.Errorf("%s: adopt sees foreign %v", f, got)
+		}
+	}
+}
