@@ -44,7 +44,12 @@ func CredentialName(name string) bool {
 	if len(name) < 12 && !strings.ContainsAny(name, "@:=,>|") {
 		return false
 	}
+	// Decoded first: a look-alike letter, a character reference or an
+	// invisible space in a name must not hide the key's prefix from the gate.
 	t := securityText(name)
+	if mayBeEncoded(name) {
+		t = securityText(decode(name))
+	}
 	if !strings.ContainsAny(t, "@:=,>|") {
 		var set ruleSet
 		if screen().word.scan(t, 0, &set); set.empty() {

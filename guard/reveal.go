@@ -211,8 +211,8 @@ func decode(s string) string {
 			if m, ok := confusables[r]; ok && r > unicode.MaxASCII {
 				return m
 			}
-			if r > unicode.MaxASCII && unicode.IsSpace(r) {
-				return -1 // a no-break or thin space inside a key
+			if r > unicode.MaxASCII && (unicode.IsSpace(r) || invisible(r)) {
+				return -1 // a no-break or thin space, or a filler, inside a key
 			}
 			return r
 		}, s)

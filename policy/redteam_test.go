@@ -123,3 +123,23 @@ func TestCaseVariantIgnoreFileRefuses(t *testing.T) {
 		}
 	}
 }
+
+// Look-alike names the second pass found admitted: letters that draw
+// nothing (Hangul fillers, the blank braille pattern), Cherokee letters,
+// Cyrillic izhitsa for v, a capital I for l, and credentials whose prefix
+// is written with a look-alike, a character reference or a filler.
+func TestMoreLookAlikeNames(t *testing.T) {
+	tok := "0123456789abcdefghijABCDEFGHIJ012345"
+	for _, name := range []string{"sec\u3164ret.md", "sec\u115Fret.md", "sec\uFFA0ret.md", "sec\u2800ret.md",
+		"\uABAAecret.md", "\u13DAECRET.md", ".en\u0475.md", "credentia\u0399s.md", "credentiaIs.md", "CREDENTIALS",
+		"gh\u0440_" + tok + ".md", "ghp&#95;" + tok + ".md", "ghp_" + tok[:10] + "\u3164" + tok[10:] + ".md"} {
+		if !policy.Sensitive("notes/"+name) || !policy.Sensitive(name+"/index.md") {
+			t.Errorf("%q admitted", name)
+		}
+	}
+	for _, name := range []string{"Index.md", "INSTALL.md", "Ideas.md", "LICENSE", "Illustrations.md", "한국어.md"} {
+		if policy.Sensitive("notes/" + name) {
+			t.Errorf("%q refused", name)
+		}
+	}
+}
