@@ -55,7 +55,7 @@ func walk(ws *workspace.Workspace) (*survey, error) {
 				return fail("the folder has more than %d entries, more than Vivary can serve", limits.MaxScanEntries)
 			}
 			rel := path.Join(dir, e.Name)
-			if e.Name == ".gitignore" && dir != "" {
+			if strings.EqualFold(e.Name, ".gitignore") && dir != "" {
 				s.ignoreFiles = append(s.ignoreFiles, rel)
 			}
 			switch {

@@ -30,7 +30,7 @@ func Credential(s string) bool {
 	if mayHoldToken(t) && (tokenRe.MatchString(t) || tokenAcrossLines(t)) {
 		return true
 	}
-	return screen().finds(t)
+	return screen().finds(t) || revealed(s, t)
 }
 
 // CredentialName reports a file or folder name that holds a credential:
@@ -44,7 +44,12 @@ func CredentialName(name string) bool {
 	if len(name) < 12 && !strings.ContainsAny(name, "@:=,>|") {
 		return false
 	}
+	// Decoded first: a look-alike letter, a character reference or an
+	// invisible space in a name must not hide the key's prefix from the gate.
 	t := securityText(name)
+	if mayBeEncoded(name) {
+		t = securityText(decode(name))
+	}
 	if !strings.ContainsAny(t, "@:=,>|") {
 		var set ruleSet
 		if screen().word.scan(t, 0, &set); set.empty() {
@@ -92,10 +97,11 @@ func slugLike(s string) string {
 }
 
 var (
-	credURL = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://([^\s/@:]+):([^\s/@]+)@`)
-	scpCred = regexp.MustCompile(`(?:^|[\s"'(<\[=,;])([^\s/@:"'(<\[=,;]+):([^\s/@]+)@[^\s/]+:`)
-	tokenRe = regexp.MustCompile(`(?:^|[^` + wordClass + `])(?:AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[baprs]-[A-Za-z0-9-]{10,})(?:[^` + wordClass + `]|$)`)
-	privKey = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9 ]+ )?PRIVATE KEY-----`)
+	credURL     = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://([^\s/@:]+):([^\s/@]+)@`)
+	scpCred     = regexp.MustCompile(`(?:^|[\s"'(<\[=,;])([^\s/@:"'(<\[=,;]+):([^\s/@]+)@[^\s/]+:`)
+	tokenRe     = regexp.MustCompile(`(?:^|[^` + wordClass + `])(?:AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[baprs]-[A-Za-z0-9-]{10,})(?:[^` + wordClass + `]|$)`)
+	templateRef = regexp.MustCompile(`\{\{[^{}]*\}\}`)
+	privKey     = regexp.MustCompile(`-----BEGIN\s+(?:[A-Z0-9\s]+\s)?PRIVATE\s+KEY-----`)
 )
 
 // userinfo finds a user:password pair before an @, in a URL or SCP form,
@@ -231,7 +237,17 @@ func value(t string, i int) string {
 		i++
 	}
 	j := i
-	for j < len(t) && !isSpaceByte(t[j]) && strings.IndexByte("}]),;", t[j]) < 0 {
+	for j < len(t) && !isSpaceByte(t[j]) {
+		if t[j] == '{' && strings.HasPrefix(t[j:], "{{") {
+			// A template reference is part of the value: {{user}}hunter2.
+			if k := strings.Index(t[j:], "}}"); k > 0 && !strings.ContainsAny(t[j:j+k], " \t\n") {
+				j += k + 2
+				continue
+			}
+		}
+		if strings.IndexByte("}]),;", t[j]) >= 0 {
+			break
+		}
 		j++
 	}
 	return t[i:j]
@@ -383,15 +399,26 @@ func placeholder(v string) bool {
 	if v == "" {
 		return true
 	}
+	if strongSecret(v) {
+		// Wrapping a key in a placeholder's marks does not make it one:
+		// ^x7Gd93kLq2Pz^, %x7Gd93kLq2Pz%, $ecretPassw0rd9.
+		return false
+	}
 	pairs := []string{"{}", "<>", "[]", "()", "^^"}
 	for _, p := range pairs {
 		if v[0] == p[0] && v[len(v)-1] == p[1] {
 			return true
 		}
 	}
-	if v[0] == '$' || v[0] == '%' && v[len(v)-1] == '%' || strings.Contains(v, "...") || strings.Contains(v, "…") ||
-		strings.Contains(v, "{{") {
+	if v[0] == '$' || v[0] == '%' && v[len(v)-1] == '%' {
 		return true
+	}
+	if strings.Contains(v, "{{") || strings.Contains(v, "...") || strings.Contains(v, "…") {
+		// A template or an elision stands for a value only when what is
+		// left beside it does too: {{user}}:{{password}}, sk-..., but not
+		// {{user}}hunter2hunter2.
+		rest := strings.NewReplacer("...", "", "…", "").Replace(templateRef.ReplaceAllString(v, ""))
+		return strings.Contains(rest, "{{") || !secretLike(rest)
 	}
 	if strings.Trim(v, v[:1]) == "" {
 		return true // xxxx, ****, ----
@@ -406,4 +433,52 @@ func placeholder(v string) bool {
 		}
 	}
 	return true
+}
+
+// secretLike reports a run of letters and digits that can be a secret
+// left beside a template: eight or more with a digit, or sixteen letters.
+// A scheme word (PVEAPIToken={{user}}) is neither.
+func secretLike(s string) bool {
+	run, digit := 0, false
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z') {
+			run++
+			digit = digit || s[i] <= '9'
+			continue
+		}
+		if run >= 16 || run >= 8 && digit {
+			return true
+		}
+		run, digit = 0, false
+	}
+	return false
+}
+
+// strongSecret reports a run of ten or more letters and digits that mixes
+// upper and lower case and digits, as generated keys and passwords do and
+// variable names and placeholder words do not.
+func strongSecret(s string) bool {
+	run := 0
+	var up, low, dig bool
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) {
+			c := s[i]
+			switch {
+			case c >= 'A' && c <= 'Z':
+				run, up = run+1, true
+				continue
+			case c >= 'a' && c <= 'z':
+				run, low = run+1, true
+				continue
+			case c >= '0' && c <= '9':
+				run, dig = run+1, true
+				continue
+			}
+		}
+		if run >= 10 && up && low && dig {
+			return true
+		}
+		run, up, low, dig = 0, false, false, false
+	}
+	return false
 }

@@ -30,7 +30,7 @@ func Skeleton(s string) string {
 	var b strings.Builder
 	b.Grow(len(d))
 	for _, r := range d {
-		if unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc, unicode.Cf, unicode.Cc) || unicode.Is(unicode.Variation_Selector, r) {
+		if unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc, unicode.Cf, unicode.Cc) || unicode.Is(unicode.Variation_Selector, r) || invisible(r) {
 			continue
 		}
 		if m, ok := confusables[r]; ok {
@@ -79,8 +79,11 @@ var confusables = func() map[rune]rune {
 	// Greek
 	add("αβγεηικνορτυχωϲϳ", "abyenikvoptuxwcj")
 	add("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹͿ", "ABEZHIKMNOPTYXCJ")
+	add("ѵѴ", "vV")
 	// Armenian
 	add("օսցհոզ", "oughnq")
+	// Cherokee (its small letters fold to these capitals)
+	add("ᎠᎡᎢᎥᎩᎪᎫᎬᎳᎷᎻᏀᏂᏃᏏᏒᏔᏚᏞᏟᏢᏦᏴᏙ", "DRTiYAJEWMHGhZbRWSLCPKBV")
 	// small capitals and other Latin look-alikes
 	add("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ", "abcdefghijklmnoprstuvwyz")
 	add("ıȷɑɩʋøđħłŧƀɨʉƈɗ", "ijaivodhltbiucd")
@@ -88,3 +91,11 @@ var confusables = func() map[rune]rune {
 	add("01", "ol")
 	return m
 }()
+
+// invisible reports a letter or symbol that draws nothing: the Hangul
+// fillers and the other default-ignorable code points that are not format
+// characters, and the blank braille pattern. "sec\u3164ret" reads as
+// "secret" with a gap no wider than a kerning slip.
+func invisible(r rune) bool {
+	return r == 0x2800 || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
+}

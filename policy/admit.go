@@ -208,6 +208,8 @@ type ignorer struct {
 	site     gitSite // Git and nested modes
 	excludes string
 	blocks   *blocks // thin and nested modes
+	ws       *workspace.Workspace
+	repos    map[string]bool // folder -> holds a .git entry of its own
 }
 
 func newIgnorer(ctx context.Context, ws *workspace.Workspace, ignoreFiles []string) (*ignorer, error) {
@@ -215,7 +217,7 @@ func newIgnorer(ctx context.Context, ws *workspace.Workspace, ignoreFiles []stri
 	if err != nil {
 		return nil, err
 	}
-	ig := &ignorer{mode: mode, site: site, excludes: excludes}
+	ig := &ignorer{mode: mode, site: site, excludes: excludes, ws: ws, repos: map[string]bool{}}
 	if mode != ModeGit {
 		if ig.blocks, err = readBlocks(ws, mode == ModeThin); err != nil {
 			return nil, err
@@ -232,6 +234,9 @@ func newIgnorer(ctx context.Context, ws *workspace.Workspace, ignoreFiles []stri
 func (ig *ignorer) addIgnoreFiles(ws *workspace.Workspace, ignoreFiles []string) error {
 	if ig.mode != ModeThin {
 		for _, f := range ignoreFiles {
+			if _, name := splitDir(f); name != ".gitignore" {
+				continue // Git's own case rules decide whether it reads it
+			}
 			if info, err := ws.Lstat(f); err != nil || info.IsLink() {
 				return unavailable("a .gitignore in the workspace is a link; Git skips linked ignore files, so replace it with a regular file", err)
 			}
@@ -250,6 +255,14 @@ func (ig *ignorer) ignored(ctx context.Context, paths []string) (map[string]bool
 	ignored := map[string]bool{}
 	var forGit []string
 	for _, p := range paths {
+		dir, _ := splitDir(p)
+		if in, err := ig.inRepository(dir); err != nil || in {
+			if err != nil {
+				return nil, err
+			}
+			ignored[p] = true
+			continue
+		}
 		if ig.blocks != nil {
 			out, err := ig.blocks.ignored(p)
 			if err != nil {
@@ -273,4 +286,27 @@ func (ig *ignorer) ignored(ctx context.Context, paths []string) (map[string]bool
 		ignored[p] = true
 	}
 	return ignored, nil
+}
+
+// inRepository reports whether the folder dir, or any folder above it
+// below the root, holds a .git entry: a repository or submodule of its
+// own, whose info/exclude and excludes file only its own Git reads. Its
+// files are kept out as ignored, as the enclosing Git keeps out a nested
+// repository's files; nothing can tell which of them its rules hide.
+func (ig *ignorer) inRepository(dir string) (bool, error) {
+	for at := dir; at != ""; at, _ = splitDir(at) {
+		in, ok := ig.repos[at]
+		if !ok {
+			info, err := ig.ws.Lstat(at + "/.git")
+			if err != nil {
+				return false, unavailable("a folder's .git entry cannot be inspected", err)
+			}
+			in = info.Exists
+			ig.repos[at] = in
+		}
+		if in {
+			return true, nil
+		}
+	}
+	return false, nil
 }

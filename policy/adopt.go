@@ -51,12 +51,16 @@ func ForeignIgnoreFiles(ws *workspace.Workspace, ignoreFiles []string) []string 
 	var foreign []string
 	for _, f := range files {
 		dir, name := splitDir(f)
-		if name != ".gitignore" || dir == "" {
+		if !strings.EqualFold(name, ".gitignore") || dir == "" {
 			continue
 		}
 		// Blocks are looked up only from the list, shallow first, so
 		// ignored never meets an unread folder.
 		if ignored, _ := b.ignored(f); ignored {
+			continue
+		}
+		if name != ".gitignore" {
+			foreign = append(foreign, f)
 			continue
 		}
 		b.looked[dir] = true

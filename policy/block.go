@@ -28,12 +28,17 @@ const GitignoreBlockCocoindex = "# >>> vivary private/runtime >>>\n" +
 // relative to the folder holding the block, the way Git reads them: the two
 // anchored directories, any component ending in .vivary-tmp, and
 // (cocoindex only) any .cocoindex_code component.
+//
+// Case is ignored: on a case-insensitive file system (macOS, Windows)
+// ".Vivary/Private/x.md" opens the private folder, and Git there matches
+// without case too (core.ignoreCase). Elsewhere it only hides a folder
+// whose name differs from a private one by case.
 func thinIgnored(rel string, cocoindex bool) bool {
 	if hasPrefixDir(rel, ".vivary/private") || hasPrefixDir(rel, ".vivary/runtime") {
 		return true
 	}
 	for _, seg := range strings.Split(rel, "/") {
-		if strings.HasSuffix(seg, ".vivary-tmp") || (cocoindex && seg == ".cocoindex_code") {
+		if hasSuffixFold(seg, ".vivary-tmp") || (cocoindex && strings.EqualFold(seg, ".cocoindex_code")) {
 			return true
 		}
 	}
@@ -41,7 +46,11 @@ func thinIgnored(rel string, cocoindex bool) bool {
 }
 
 func hasPrefixDir(rel, dir string) bool {
-	return len(rel) > len(dir) && rel[:len(dir)] == dir && rel[len(dir)] == '/'
+	return len(rel) > len(dir) && strings.EqualFold(rel[:len(dir)], dir) && rel[len(dir)] == '/'
+}
+
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
 }
 
 const (
@@ -87,7 +96,7 @@ func (b *blocks) add(ignoreFiles []string) error {
 	sort.Slice(files, func(i, j int) bool { return strings.Count(files[i], "/") < strings.Count(files[j], "/") })
 	for _, f := range files {
 		dir, name := splitDir(f)
-		if name != ".gitignore" || dir == "" {
+		if !strings.EqualFold(name, ".gitignore") || (dir == "" && name == ".gitignore") {
 			continue
 		}
 		// A file under an ignored folder is itself ignored.
@@ -96,6 +105,11 @@ func (b *blocks) add(ignoreFiles []string) error {
 				return err
 			}
 			continue
+		}
+		// On a case-insensitive file system Git reads .GitIgnore as the
+		// folder's ignore file; it is never an exact block.
+		if name != ".gitignore" {
+			return unavailable(nestedBlockOwnRules, nil)
 		}
 		if err := b.look(dir); err != nil {
 			return err

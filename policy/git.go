@@ -136,10 +136,14 @@ type Outside struct {
 // file itself, present or not. The repository's own config is a workspace
 // input (Inputs). A relative excludes file is returned as it is, unstat'd:
 // Git reads it from the worktree root, which the caller resolves.
-func userExcludes(ctx context.Context, root string) (string, []Outside) {
+//
+// It also reports the user's effective core.ignoreCase: the producers' own
+// git reads no global config, yet a global ignoreCase makes the user's Git
+// ignore Diary.md for a "diary.md" rule, so it must make ours ignore it too.
+func userExcludes(ctx context.Context, root string) (string, []Outside, bool) {
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
-		return "", nil
+		return "", nil, false
 	}
 	xdg := os.Getenv("XDG_CONFIG_HOME")
 	if xdg == "" {
@@ -156,18 +160,22 @@ func userExcludes(ctx context.Context, root string) (string, []Outside) {
 	cmd := exec.CommandContext(ctx, lookGit(), "-C", root, "config", "--path", "--get", "core.excludesFile")
 	cmd.Env = []string{"PATH=" + gitPath, "HOME=" + home, "XDG_CONFIG_HOME=" + xdg, "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	fold := exec.CommandContext(ctx, lookGit(), "-C", root, "config", "--type=bool", "--get", "core.ignoreCase")
+	fold.Env, fold.SysProcAttr = cmd.Env, &syscall.SysProcAttr{Setpgid: true}
+	out, err := fold.Output()
+	ignoreCase := err == nil && string(out) == "true\n"
 	if out, err := cmd.Output(); err == nil {
 		if p := strings.TrimSuffix(string(out), "\n"); p != "" {
 			if filepath.IsAbs(p) {
 				stat(p)
 			}
-			return p, inputs
+			return p, inputs, ignoreCase
 		}
 	}
 	p := filepath.Join(xdg, "git", "ignore")
 	stat(p)
 	if inputs[len(inputs)-1].Info.Exists {
-		return p, inputs
+		return p, inputs, ignoreCase
 	}
-	return "", inputs
+	return "", inputs, ignoreCase
 }

@@ -33,17 +33,21 @@ const (
 // root's path beneath it ("" when they are the same), and the files outside
 // the workspace whose change can change Git's answer.
 type gitSite struct {
-	top     string
-	prefix  string
-	outside []Outside
+	top        string
+	prefix     string
+	outside    []Outside
+	ignoreCase bool // the user's Git matches ignore rules without case
 }
 
-// path is rel as Git sees it from the worktree root.
+// path is rel as Git sees it from the worktree root. check-ignore parses
+// its paths as pathspecs and refuses --literal-pathspecs, so a leading
+// "./" keeps a name such as ":/diary.md" from being read as magic (":/" is
+// "from the top", which would judge diary.md instead).
 func (g gitSite) path(rel string) string {
 	if g.prefix == "" {
-		return rel
+		return "./" + rel
 	}
-	return g.prefix + "/" + rel
+	return "./" + g.prefix + "/" + rel
 }
 
 // detectMode asks git whether the root is inside a worktree, and where that
@@ -160,10 +164,11 @@ func gitMarkerAbove(root string) bool {
 func modeAndExcludes(ctx context.Context, ws *workspace.Workspace) (Mode, gitSite, string, error) {
 	var excludes string
 	var outside []Outside
+	var ignoreCase bool
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		excludes, outside = userExcludes(ctx, ws.Root())
+		excludes, outside, ignoreCase = userExcludes(ctx, ws.Root())
 	}()
 	mode, site, err := detectMode(ctx, ws)
 	<-done
@@ -176,6 +181,7 @@ func modeAndExcludes(ctx context.Context, ws *workspace.Workspace) (Mode, gitSit
 		outside = append(outside, Outside{excludes, workspace.StatPath(excludes)})
 	}
 	site.outside = append(site.outside, outside...)
+	site.ignoreCase = ignoreCase
 	return mode, site, excludes, nil
 }
 
@@ -195,6 +201,9 @@ func gitIgnored(ctx context.Context, site gitSite, paths []string, excludes stri
 	args := []string{}
 	if excludes != "" {
 		args = append(args, "-c", "core.excludesFile="+excludes)
+	}
+	if site.ignoreCase {
+		args = append(args, "-c", "core.ignoreCase=true")
 	}
 	args = append(args, "check-ignore", "--no-index", "-v", "-n", "-z", "--stdin")
 	out, code, err := RunGit(ctx, site.top, in.Bytes(), args...)

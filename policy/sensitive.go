@@ -70,6 +70,11 @@ func SensitiveName(seg string) bool {
 		if listed(guard.Skeleton(f)) {
 			return true
 		}
+		// A capital I reads as l (credentiaIs.md), but folding makes it an
+		// i, so the name is also matched with each capital I as an l.
+		if strings.ContainsAny(f, "IΙІ") && listed(guard.Skeleton(capitalI.Replace(f))) {
+			return true
+		}
 	}
 	for _, f := range forms {
 		if guard.CredentialName(f) {
@@ -78,6 +83,8 @@ func SensitiveName(seg string) bool {
 	}
 	return false
 }
+
+var capitalI = strings.NewReplacer("I", "l", "Ι", "l", "І", "l")
 
 // skeletons is the list in skeleton form, built once.
 var skeletons = sync.OnceValue(func() (l struct {

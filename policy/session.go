@@ -64,6 +64,13 @@ func (s *Session) IgnoredDirs(ctx context.Context, dirs []string) (map[string]bo
 			ignored[d] = true
 			continue
 		}
+		if in, err := s.ig.inRepository(d); err != nil || in {
+			if err != nil {
+				return nil, err
+			}
+			ignored[d] = true
+			continue
+		}
 		if s.ig.blocks != nil {
 			out, err := s.ig.blocks.dirIgnored(d)
 			if err != nil {

@@ -143,7 +143,7 @@ func (w *walker) list(dir string) ([]candidate, error) {
 			col.complete, col.unstable = false, true
 			continue
 		}
-		if e.Name == ".gitignore" {
+		if strings.EqualFold(e.Name, ".gitignore") {
 			en.ignoreFiles = append(en.ignoreFiles, rel)
 		}
 		if e.IsLink() {
@@ -161,7 +161,7 @@ func (w *walker) list(dir string) ([]candidate, error) {
 			subdirs = append(subdirs, candidate{rel, e})
 			continue
 		}
-		if e.Name == ".gitignore" {
+		if strings.EqualFold(e.Name, ".gitignore") {
 			en.stamps = append(en.stamps, stamp{rel, e})
 		}
 		if dir == "" && e.Name == policy.OverlayPath {

@@ -1,0 +1,234 @@
+package guard
+
+import (
+	"html"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// revealed reports a credential that a reader of the raw text would see
+// but the screen over the raw text does not, because it is written so that
+// the characters differ from the key while the reading does not:
+//
+//   - encoded: HTML character references (&#95;), percent-escapes (%5F),
+//     backslash escapes of YAML, JSON and Markdown (\x67, \u0067, \_ and
+//     a quoted line continued with "\"), look-alike letters from other
+//     scripts (Cyrillic һ for h), and spaces other than the ASCII ones;
+//   - broken up by markup inside a word: emphasis (ghp*_*…), code spans,
+//     HTML tags and comments;
+//   - split over lines whatever stands at the break: trailing spaces,
+//     indentation, a list, quote or table prefix, blank lines of a folded
+//     YAML scalar, over any number of lines;
+//   - a Markdown table row that pairs a secret name with its value.
+//
+// Each view is screened only when it differs from the raw text, and the
+// join only when a token's keyword is in the text, so ordinary notes pay a
+// scan or two.
+func revealed(s, t string) bool {
+	d := t
+	if mayBeEncoded(s) {
+		d = securityText(decode(s))
+		if d != t && coreFinds(d) {
+			return true
+		}
+	}
+	if strings.IndexByte(d, '|') >= 0 {
+		if v := tableView(d); v != d && coreFinds(v) {
+			return true
+		}
+	}
+	if j := joinSplit(d); j != d && coreFinds(j) {
+		return true
+	}
+	return false
+}
+
+// joinSplit glues a line's last word to the first word of the lines after
+// it while that word holds a token's keyword: what stands at each break
+// (trailing spaces, indentation, quote, list and table marks, blank lines)
+// goes.
+func joinSplit(t string) string {
+	if !anyLineEndsInKey(t) {
+		return t
+	}
+	var b strings.Builder
+	b.Grow(len(t))
+	open := false
+	for i, ln := range strings.Split(t, "\n") {
+		ln = strings.TrimRight(ln, " \t\r|")
+		if open {
+			ln = lineLead.ReplaceAllString(ln, "")
+			if ln == "" {
+				continue // a blank line inside a folded scalar
+			}
+		} else if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(ln)
+		last := ln
+		if k := strings.LastIndexAny(ln, " \t"); k >= 0 {
+			last = ln[k+1:]
+		}
+		if open && !strings.ContainsAny(ln, " \t") {
+			continue // the whole line went on the word: it may go on further
+		}
+		open = keyStart(last)
+	}
+	return b.String()
+}
+
+// anyLineEndsInKey reports a line whose last word may start a key.
+func anyLineEndsInKey(t string) bool {
+	for i := nextByte(t, 0, '\n'); i < len(t); i = nextByte(t, i+1, '\n') {
+		e := i
+		for e > 0 && (t[e-1] == ' ' || t[e-1] == '\t' || t[e-1] == '\r' || t[e-1] == '|') {
+			e--
+		}
+		a := e
+		for a > 0 && !isSpaceByte(t[a-1]) {
+			a--
+		}
+		if keyStart(t[a:e]) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyStart reports a word that may be the start of a key: not a plain
+// word (it has a digit, "_" or "-", or is upper case) and holds a token's
+// keyword.
+func keyStart(w string) bool {
+	if len(w) < 4 {
+		return false
+	}
+	marked, upper := false, true
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= '0' && c <= '9' || c == '_' || c == '-' {
+			marked = true
+		}
+		if c >= 'a' && c <= 'z' {
+			upper = false
+		}
+	}
+	return (marked || upper) && mayHoldKeyword(w)
+}
+
+// coreFinds is Credential's screen over security text.
+func coreFinds(t string) bool {
+	if strings.IndexByte(t, '@') >= 0 && userinfo(t) {
+		return true
+	}
+	if mayHoldToken(t) && tokenRe.MatchString(t) {
+		return true
+	}
+	return screen().finds(t)
+}
+
+func mayHoldKeyword(t string) bool {
+	if mayHoldToken(t) {
+		return true
+	}
+	var set ruleSet
+	screen().word.scan(t, 0, &set)
+	return !set.empty()
+}
+
+// mayBeEncoded is a cheap filter for decode: it changes nothing in text
+// without one of these bytes or a non-ASCII rune.
+func mayBeEncoded(s string) bool {
+	for _, c := range []byte("&%\\*`<") {
+		if strings.IndexByte(s, c) >= 0 {
+			return true
+		}
+	}
+	return !isASCII(s)
+}
+
+// hasInWordMarkup is a cheap filter for inWordMarkup: a "*", "`" or "<"
+// right after a word byte.
+func hasInWordMarkup(s string) bool {
+	for _, c := range []byte("*`<") {
+		for i := nextByte(s, 0, c); i < len(s); i = nextByte(s, i+1, c) {
+			if i > 0 && (isNameByte(s[i-1]) || s[i-1] >= 0x80) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	// lineLead is what stands before a word that goes on from the line
+	// above: indentation, quote marks, a table bar or a list marker.
+	lineLead     = regexp.MustCompile(`^[ \t]*(?:>[ \t]*)*(?:\|[ \t]*|[-*+][ \t]+|[0-9]{1,3}[.)][ \t]+)?`)
+	inWordMarkup = regexp.MustCompile(`([\p{L}\p{N}_\-])((?:[*` + "`" + `]+|<!--.*?-->|</?[A-Za-z][^<>\n]{0,80}>)+)([\p{L}\p{N}_\-])`)
+	backslashEsc = regexp.MustCompile(`\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|\r?\n[ \t]*|[!-/:-@\[-` + "`" + `{-~])`)
+	percentEsc   = regexp.MustCompile(`%[0-9A-Fa-f]{2}`)
+	tableRow     = regexp.MustCompile(`(?m)^[ \t]*\|(.*)\|[ \t]*$`)
+)
+
+// decode undoes the encodings a reader undoes without thinking.
+func decode(s string) string {
+	if strings.IndexByte(s, '\\') >= 0 {
+		s = backslashEsc.ReplaceAllStringFunc(s, func(m string) string {
+			switch m[1] {
+			case 'x', 'u', 'U':
+				n, err := strconv.ParseUint(m[2:], 16, 32)
+				if err != nil || !utf8.ValidRune(rune(n)) {
+					return m
+				}
+				return string(rune(n))
+			case '\r', '\n':
+				return ""
+			}
+			return m[1:]
+		})
+	}
+	if strings.IndexByte(s, '&') >= 0 {
+		s = html.UnescapeString(s)
+	}
+	if strings.IndexByte(s, '%') >= 0 {
+		s = percentEsc.ReplaceAllStringFunc(s, func(m string) string {
+			n, _ := strconv.ParseUint(m[1:], 16, 8)
+			if n < 0x21 || n > 0x7e {
+				return m
+			}
+			return string(rune(n))
+		})
+	}
+	if hasInWordMarkup(s) {
+		// Twice: "a*b*c" has two runs that share the b.
+		s = inWordMarkup.ReplaceAllString(s, "$1$3")
+		s = inWordMarkup.ReplaceAllString(s, "$1$3")
+	}
+	if !isASCII(s) {
+		s = strings.Map(func(r rune) rune {
+			if m, ok := confusables[r]; ok && r > unicode.MaxASCII {
+				return m
+			}
+			if r > unicode.MaxASCII && (unicode.IsSpace(r) || invisible(r)) {
+				return -1 // a no-break or thin space, or a filler, inside a key
+			}
+			return r
+		}, s)
+	}
+	return s
+}
+
+// tableView writes each Markdown table row's cells as "a: b: c", so a
+// row | password | hunter2 | reads as the assignment it is.
+func tableView(t string) string {
+	return tableRow.ReplaceAllStringFunc(t, func(row string) string {
+		row = strings.TrimSpace(row)
+		cells := strings.Split(row[1:len(row)-1], "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		return strings.Join(cells, ": ")
+	})
+}
