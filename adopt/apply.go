@@ -136,7 +136,7 @@ func newTxn(root *write.Root, p *Plan) (*txn, error) {
 		return nil, fail("adoption journal could not be encoded")
 	}
 	if len(b) > maxJournal {
-		return nil, fail("adoption journal exceeds the recovery size limit (1 MiB): the backups of AGENTS.md and .gitignore are too large; shorten them or adopt by hand")
+		return nil, fail("adoption journal exceeds the recovery size limit (%d MiB): the backups of AGENTS.md and .gitignore are too large; shorten them or adopt by hand", maxJournal>>20)
 	}
 	return t, nil
 }

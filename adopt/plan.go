@@ -89,7 +89,7 @@ func (pl *planner) read(rel string) file {
 	case info.Nlink != 1:
 		return file{exists: true, bad: "it has other hard links, which adopt would split; make it a plain single file"}
 	case info.Size > limits.MaxFileBytes:
-		return file{exists: true, bad: "it is larger than 1 MiB"}
+		return file{exists: true, bad: fmt.Sprintf("it is larger than %d MiB", limits.MaxFileBytes>>20)}
 	}
 	data, _, err := pl.ws.ReadFile(rel, limits.MaxFileBytes, nil)
 	if err != nil {

@@ -284,7 +284,7 @@ func loadJournal(ws *workspace.Workspace, id Identity) (*journal, []byte, error)
 		return nil, nil, nil
 	}
 	if !info.IsRegular() || info.Nlink != 1 || info.Size > maxJournal {
-		return nil, nil, fail("the adoption journal is not a plain file within the recovery size limit (1 MiB); nothing was changed")
+		return nil, nil, fail("the adoption journal is not a plain file within the recovery size limit (%d MiB); nothing was changed", maxJournal>>20)
 	}
 	b, _, err := ws.ReadFile(scaffold.JournalPath, maxJournal, nil)
 	if err != nil {

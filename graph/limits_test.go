@@ -38,3 +38,17 @@ func TestDocumentBoundsAtMaxAndOver(t *testing.T) {
 		}
 	}
 }
+
+// A ref target of MaxRefTargetChars is an edge; one more is omitted and
+// reported (E103), never cut.
+func TestRefTargetAtMaxAndOver(t *testing.T) {
+	cfg := thinConfig(t)
+	for _, n := range []int{limits.MaxRefTargetChars, limits.MaxRefTargetChars + 1} {
+		target := strings.Repeat("m", n)
+		d := graph.Analyze(cfg, "changes/c.md", "ws", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: ["+target+"]\n---\n", 1, 1)
+		kept := len(d.Edges) == 1 && d.Edges[0].To == target
+		if kept != (n <= limits.MaxRefTargetChars) || kept == (d.EdgeOmitted == 1) {
+			t.Errorf("a %d-character target: %d edges, %d omitted", n, len(d.Edges), d.EdgeOmitted)
+		}
+	}
+}

@@ -67,8 +67,10 @@ const (
 	MaxConfigFields  = 128
 	MaxTypeFolders   = 16
 	MaxConfigDerive  = 64
-	// MaxLosslessInt is the largest count a JSON number carries exactly
-	// (2^53-1, the last integer an IEEE double holds without rounding); a
-	// wire count above it is refused rather than silently rounded.
-	MaxLosslessInt = 1<<53 - 1
 )
+
+// MaxLosslessInt is the largest count a JSON number carries exactly (2^53-1,
+// the last integer an IEEE double holds without rounding): a fact of the
+// wire format, not a ceiling of the contract. A count above it is refused
+// rather than silently rounded.
+const MaxLosslessInt = 1<<53 - 1

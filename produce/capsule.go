@@ -95,6 +95,12 @@ func init() {
 
 var selectionTermRe = regexp.MustCompile(`[a-z0-9][a-z0-9-]*`)
 
+// selectionTerms are the ASCII words (hyphens kept, at least three letters,
+// without the checkout vocabulary every question about a repository uses)
+// that rank the capsule's claims: a claim whose label or branch holds one
+// whole is about the question. The reference's rule, kept apart from search
+// and from governedTerms (see there) because a branch name such as
+// feat/held-handles must match as written, unstemmed.
 func selectionTerms(q string) []string {
 	var out []string
 	seen := map[string]bool{}

@@ -76,3 +76,33 @@ func TestFindingsAtMaxAndOver(t *testing.T) {
 		t.Fatalf("at %d findings: %v", limits.MaxFindings+1, err)
 	}
 }
+
+// Each filter value holds its character bound and refuses one more.
+func TestFilterValuesAtMaxAndOver(t *testing.T) {
+	r := produce.NewReader(bindWS(t, fixture(t)))
+	edge := func(n int) string { // a FIELD:TARGET filter of n characters
+		field := strings.Repeat("f", limits.MaxFieldChars)
+		return field + ":" + strings.Repeat("t", n-len(field)-1)
+	}
+	for _, c := range []struct {
+		name   string
+		max    int
+		filter func(n int) produce.Filters
+	}{
+		{"type_filters", limits.MaxTypeFilterChars, func(n int) produce.Filters { return produce.Filters{Type: []string{strings.Repeat("t", n)}} }},
+		{"path_filters", limits.MaxPathChars, func(n int) produce.Filters { return produce.Filters{Path: []string{strings.Repeat("p", n)}} }},
+		{"edge_filters", limits.MaxEdgeFilterChars, func(n int) produce.Filters { return produce.Filters{Edge: []string{edge(n)}} }},
+	} {
+		query := func(n int) error {
+			_, err := r.Query(bg, produce.QueryArgs{Text: "adapter", Limit: limits.DefaultQueryResults, Filters: c.filter(n)})
+			return err
+		}
+		if err := query(c.max); err != nil {
+			t.Errorf("%s of %d characters: %v", c.name, c.max, err)
+		}
+		want := fmt.Sprintf("%s values must be non-empty and at most %d characters", c.name, c.max)
+		if err := query(c.max + 1); reason.Of(err) != reason.InvalidArguments || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s of %d characters: %v, want %q", c.name, c.max+1, err, want)
+		}
+	}
+}

@@ -328,6 +328,12 @@ var unicodeWord = func(r rune) bool { return !guard.IsWordRune(r) || r == '_' }
 
 // governedTerms are the Unicode word runs of the question, without stopwords
 // or one-letter ASCII words, deduplicated, at most 16.
+//
+// One of three tokenizers, each matching what it feeds: search.Terms ranks
+// notes (stems, compounds, identifiers); governedTerms are the fixed strings
+// the capsule's `git grep -F -i` looks for in HEAD, so they stay whole
+// lower-cased words, as the reference greps them; selectionTerms (capsule.go)
+// only pick which observed facts a question is about.
 func governedTerms(q string) []string {
 	seen := map[string]bool{}
 	var out []string

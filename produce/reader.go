@@ -20,7 +20,8 @@ import (
 // Omission is one counted row of what a result left out.
 type Omission = snapshot.Omission
 
-// Reader serves producers over one bound workspace: a snapshot source that
+// Reader serves producers over one bound workspace (not to be confused with
+// workspace.Reader, which reads files for one snapshot): a snapshot source that
 // proves its kept snapshot fresh on every call, and the search index,
 // brought up to date with each new snapshot. Safe for concurrent use.
 type Reader struct {

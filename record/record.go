@@ -91,7 +91,7 @@ func readInput(path, what string) ([]byte, error) {
 		return nil, fail("record %s must be a regular file, not a link or special file", what)
 	}
 	if st.Size() > MaxInputBytes {
-		return nil, fail("record %s must be at most 256 KiB", what)
+		return nil, fail("record %s must be at most %d KiB", what, MaxInputBytes>>10)
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
@@ -103,7 +103,7 @@ func readInput(path, what string) ([]byte, error) {
 		return nil, fail("record %s cannot be read; check its permissions", what)
 	}
 	if len(b) > MaxInputBytes {
-		return nil, fail("record %s must be at most 256 KiB", what)
+		return nil, fail("record %s must be at most %d KiB", what, MaxInputBytes>>10)
 	}
 	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
 		return nil, fail("record %s must be UTF-8 text without NUL bytes", what)
@@ -201,7 +201,7 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, req Request)
 	default:
 		before, _, err := ws.ReadFile(dest, MaxInputBytes, nil)
 		if err != nil {
-			return nil, fail("record destination must be a regular single-link file of at most 256 KiB")
+			return nil, fail("record destination must be a regular single-link file of at most %d KiB", MaxInputBytes>>10)
 		}
 		if bytes.Equal(before, source) {
 			return nil, fail("record already matches the proposed content; no write is needed")

@@ -145,7 +145,10 @@ func scan(s string, fn func(t token)) {
 // Terms are the distinct search terms of a question in order, without
 // question stopwords (all of them when nothing else is left). A compound
 // that holds a digit (an identifier) is one term; other compounds are
-// searched by their parts, so "git-ignore" finds "git ignore".
+// searched by their parts, so "git-ignore" finds "git ignore". The capsule
+// splits a question its own two ways (produce's governedTerms and
+// selectionTerms, see there): those feed git grep and claim selection, not
+// ranking.
 func Terms(text string) []string {
 	var all []string
 	scan(text, func(t token) {

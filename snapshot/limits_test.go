@@ -2,8 +2,10 @@ package snapshot
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/limits"
 )
 
@@ -26,5 +28,25 @@ func TestOmissionRowsAtMaxAndOver(t *testing.T) {
 	last := over[len(over)-1]
 	if len(over) != limits.MaxOmissionRows || last.Kind != "snapshot" || last.Reason != "omissions_truncated" || last.Count != n-1+n {
 		t.Fatalf("at max+1: %+v", over)
+	}
+}
+
+// A document of exactly the file ceiling is read; one byte more is left out
+// as document/too_large.
+func TestFileBytesAtMaxAndOver(t *testing.T) {
+	const max = 4096
+	body := func(n int) string { return "# At\n\n" + strings.Repeat("x", n-len("# At\n\n")) }
+	root := testws.Thin(t, map[string]string{"notes/at.md": body(max), "notes/over.md": body(max + 1)})
+	lower(t, ceiling{entries: 1 << 30, files: 1 << 30, file: max, bytes: 1 << 40})
+	snap, err := Take(bg, testws.Bind(t, root), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	for _, d := range snap.Docs {
+		served[d.Path] = true
+	}
+	if !served["notes/at.md"] || served["notes/over.md"] || omitted(snap, "document", "too_large") != 1 {
+		t.Fatalf("served %v, omissions %+v", served, snap.Omissions)
 	}
 }

@@ -30,7 +30,10 @@ type Workspace struct {
 }
 
 // Bind normalizes root (absolute, links resolved, clean), requires a real
-// directory, opens it and anchors its identity. Errors carry no path.
+// directory, opens it and anchors its identity. Errors carry no path. A
+// path that is itself a symbolic link is refused (links above it resolve):
+// the shell commands bind exactly the folder named. The MCP adapter's Bind
+// (package adapter) resolves the operator's links before calling this one.
 func Bind(root string) (*Workspace, error) {
 	if strings.TrimSpace(root) == "" {
 		return nil, reason.New(reason.WorkspaceUnavailable, "workspace path is empty")
@@ -302,7 +305,10 @@ func (w *Workspace) ReadFile(rel string, max int64, want *Info) ([]byte, Info, e
 	return readAt(dfd, name, max, want)
 }
 
-// Reader reads many files, opening each directory once. Close it after use.
+// Reader is the file-level batch reader: it reads many files, opening each
+// directory once, for one snapshot. Close it after use. (produce.Reader is
+// the producer-level one: it serves query, find, check and capsule from
+// snapshots this type reads.)
 type Reader struct {
 	w   *Workspace
 	fds map[string]int

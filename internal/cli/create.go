@@ -205,7 +205,7 @@ func runDoctor(c *call) int {
 	return ExitOK
 }
 
-const recordHelp = `Usage: create-vivary record --workspace DIR --path FOLDER/SLUG.md --source FILE --capsule FILE [--apply HASH] [--json]
+var recordHelp = fmt.Sprintf(`Usage: create-vivary record --workspace DIR --path FOLDER/SLUG.md --source FILE --capsule FILE [--apply HASH] [--json]
 
 Writes one typed record, bound to a saved public Task Capsule (vivary_capsule
 or 'vivary capsule --json'). Without --apply it only previews the plan: one
@@ -218,7 +218,7 @@ or gates.
 Flags:
   --workspace DIR  the workspace (default: the current directory)
   --path REL       the record path, FOLDER/SLUG.md
-  --source FILE    the typed Markdown source (at most 256 KiB)
+  --source FILE    the typed Markdown source (at most %d KiB)
   --capsule FILE   the saved capsule JSON
   --apply HASH     apply the approved plan hash
   --json           print the plan as JSON
@@ -226,7 +226,7 @@ Flags:
 
 Exit status: 0 previewed or applied, 2 usage error or refused (nothing
 written, or the workspace restored).
-`
+`, record.MaxInputBytes>>10)
 
 func runRecord(c *call) int {
 	dir := c.fs.String("workspace", ".", "")

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,35 +16,6 @@ import (
 	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/workspace/write"
 )
-
-var (
-	faultOnce sync.Once
-	faultBin  string
-	faultErr  error
-)
-
-// faultBinary builds the real create-vivary with the vivary_faults tag, so
-// VIVARY_FAULT can stop it at a chosen write step.
-func faultBinary(t *testing.T) string {
-	faultOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "vivary-faults-")
-		if err != nil {
-			faultErr = err
-			return
-		}
-		faultBin = filepath.Join(dir, "create-vivary")
-		cmd := exec.Command("go", "build", "-tags", "vivary_faults", "-o", faultBin, "./cmd/create-vivary")
-		cmd.Dir = "../.."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			faultErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if faultErr != nil {
-		t.Fatal(faultErr)
-	}
-	return faultBin
-}
 
 // killAt runs the real create-vivary with args, waits for it to report that
 // it reached the step (the nth time), SIGKILLs it there and returns the
@@ -57,7 +27,7 @@ func killAt(t *testing.T, step write.Step, nth string, args ...string) string {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cmd := exec.Command(faultBinary(t), args...)
+	cmd := exec.Command(bin.faults, args...)
 	cmd.Env = append(os.Environ(), faults.Env+"="+string(step)+"#"+nth)
 	cmd.ExtraFiles = []*os.File{w}
 	var stderr bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/produce"
 )
 
@@ -24,8 +25,8 @@ var omissionHints = map[[2]string]string{
 	{"document", "sensitive_content"}:       "holds a credential or the workspace's absolute path; take it out of the text",
 	{"document", "changed"}:                 "changed while it was read; run again",
 	{"document", "unavailable"}:             "could not be read; check its permissions",
-	{"document", "too_large"}:               "over the 1 MiB file limit; split it",
-	{"edge", "edge_limit_or_unsafe"}:        "refs beyond 64 in a document, or unsafe ref targets (each field has an E103)",
+	{"document", "too_large"}:               fmt.Sprintf("over the %d MiB file limit; split it", limits.MaxFileBytes>>20),
+	{"edge", "edge_limit_or_unsafe"}:        fmt.Sprintf("refs beyond %d in a document, or unsafe ref targets (each field has an E103)", limits.MaxEdgesPerDocument),
 	{"config", "local_pack_excluded"}:       "named packs are not bundled; remove packs from the policy",
 	{"config", "invalid"}:                   "tropo.toml is not a valid policy; fix it or remove it",
 	{"config", "unavailable"}:               "tropo.toml could not be read; check its permissions",

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -32,7 +30,7 @@ func TestMain(m *testing.M) {
 	}
 	// VIVARY_FAULT_EXIT stops a story's create-vivary dead at a write step.
 	faults.Install()
-	testscript.Main(m, map[string]func(){
+	testscript.Main(building{m}, map[string]func(){
 		"vivary":        func() { os.Exit(cli.Vivary(os.Args[1:], os.Stdout, os.Stderr)) },
 		"create-vivary": func() { os.Exit(cli.Create(os.Args[1:], os.Stdout, os.Stderr)) },
 		"as-nobody":     asNobody,
@@ -79,49 +77,13 @@ func asNobody() {
 	os.Exit(2)
 }
 
-var (
-	buildOnce sync.Once
-	binDirs   [2]string
-	buildErr  error
-)
-
-// adapters builds the real vivary-mcp and one built against another SDK
-// version (testdata/oldsdk), each alone in its own directory.
-func adapters(t *testing.T) (current, old string) {
-	buildOnce.Do(func() {
-		root, _ := filepath.Abs("../..")
-		base, err := os.MkdirTemp("", "vivary-adapters-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDirs = [2]string{filepath.Join(base, "current"), filepath.Join(base, "old")}
-		for i, b := range []struct{ dir, pkg string }{{root, "./mcp/cmd/vivary-mcp"}, {filepath.Join(root, "internal/cli/testdata/oldsdk"), "./cmd/vivary-mcp"}} {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(binDirs[i], "vivary-mcp"), b.pkg)
-			cmd.Dir = b.dir
-			if i == 1 {
-				cmd.Env = append(os.Environ(), "GOWORK=off")
-			}
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("building %s: %v\n%s", b.pkg, err, out)
-				return
-			}
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binDirs[0], binDirs[1]
-}
-
 func TestScripts(t *testing.T) {
-	current, old := adapters(t)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("MCPBIN", current)
+			env.Setenv("MCPBIN", filepath.Dir(bin.mcp))
 			env.Setenv("SYSTMP", os.TempDir())
-			env.Setenv("OLDMCPBIN", old)
+			env.Setenv("OLDMCPBIN", filepath.Dir(bin.oldMCP))
 			env.Setenv("GOPATH", filepath.Join(env.WorkDir, ".gopath"))
 			env.Setenv("GOBIN", "")
 			// BASEPATH is PATH without any directory that holds a vivary-mcp,

@@ -350,8 +350,11 @@ func runProducer(ctx context.Context, tool string, r *produce.Reader, a *args) (
 	return nil, reason.New(reason.ProducerUnavailable, "unknown tool")
 }
 
-// Bind binds one workspace for the server: the path is made absolute and
-// its links resolved first, so a link to a directory binds its target.
+// Bind binds one workspace for the server under its alias. Unlike
+// workspace.Bind, which refuses a path that is itself a link, it resolves
+// every link first, so a --workspace that is a link to a directory binds
+// its target: the operator chose that path at startup, where no tool call
+// can reach, and the binding is anchored to the resolved directory.
 func Bind(alias, root string) (*Binding, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
