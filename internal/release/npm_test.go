@@ -98,7 +98,14 @@ func TestNPMLauncher(t *testing.T) {
 		t.Fatalf("npm install from the tarballs: %v\n%s", err, b)
 	}
 
-	npx := exec.Command("npx", "-y", "vivary-mcp", "--version")
+	// The README's npx line, as written.
+	readme, _ := os.ReadFile(filepath.Join(repo, "README.md"))
+	line := regexp.MustCompile(`(?m)^\s*(npx -y vivary-mcp --version)\s*$`).FindSubmatch(readme)
+	if line == nil {
+		t.Fatal("README has no `npx -y vivary-mcp --version` line")
+	}
+	argv := strings.Fields(string(line[1]))
+	npx := exec.Command(argv[0], argv[1:]...)
 	npx.Dir = prefix
 	npx.Env = npmEnv
 	got, err := npx.Output()
