@@ -44,6 +44,18 @@ for b in vivary create-vivary vivary-mcp; do
   [[ "$got" =~ ^$b\ $version$ ]] || fail "$b --version printed '$got', want /^$b $version\$/"
 done
 
+# The README's archive one-liner, with the download replaced by the local file.
+line=$(grep -E '^ +curl -fsSL https://github.com/vivary-dev/vivary-go/releases/latest/download/' README.md) ||
+  fail "README has no archive one-liner"
+archive=$(printf '%s' "$line" | sed -E 's#.*/latest/download/([^ ]+) .*#\1#')
+tar_args=$(printf '%s' "$line" | sed -E 's#.*\| *tar (.*)$#\1#; s#~/.local/bin#'"$work/readme"'#')
+mkdir "$work/readme"
+# shellcheck disable=SC2086 # the README's arguments, word-split as a shell would
+tar $tar_args < "dist/$archive" || fail "the README's line does not unpack dist/$archive"
+for b in vivary create-vivary vivary-mcp; do
+  [ -x "$work/readme/$b" ] || fail "the README's line does not install $b"
+done
+
 go run ./internal/release npm dist "$work/npm" v0.0.0-snapshot
 for p in linux-x64 linux-arm64 darwin-x64 darwin-arm64; do
   [ -x "$work/npm/@vivary/vivary-mcp-$p/bin/vivary-mcp" ] || fail "no npm package for $p"
