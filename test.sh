@@ -32,6 +32,10 @@ if [ "${1:-}" = "--stress" ]; then
   echo "== stress: 3 of 3 runs passed"
   exit 0
 fi
+# The npm launcher test (internal/release) uses interop's Claude Code too.
+if [ ! -d interop/node_modules ] || [ interop/package-lock.json -nt interop/node_modules/.package-lock.json ]; then
+  (cd interop && npm ci --no-audit --no-fund --loglevel=error)
+fi
 unformatted=$(gofmt -l .)
 if [ -n "$unformatted" ]; then
   echo "gofmt: these files need gofmt -w:" >&2
@@ -60,9 +64,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/vivary-mcp" ./mcp/cmd/vivary-mcp
 cp -r examples/workspace "$tmp/ws"
-if [ ! -d interop/node_modules ] || [ interop/package-lock.json -nt interop/node_modules/.package-lock.json ]; then
-  (cd interop && npm ci --no-audit --no-fund --loglevel=error)
-fi
 node interop/drive.mjs "$tmp/vivary-mcp" "$tmp/ws"
 echo "== interop (Claude Code and Gemini CLI, configured from the README)"
 node interop/hosts.mjs README.md "$tmp" "$tmp/ws"

@@ -114,6 +114,7 @@ func TestNPMLauncher(t *testing.T) {
 	}
 
 	launcher := filepath.Join(prefix, "node_modules", ".bin", "vivary-mcp")
+	t.Run("claude", func(t *testing.T) { claudeThroughNPX(t, repo, prefix, readme, npmEnv) })
 	// A copy: a workspace inside this repository's Git tree would be held
 	// to that tree's rules.
 	ws := filepath.Join(tmp, "ws")
@@ -255,4 +256,39 @@ func alive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// claudeThroughNPX configures Claude Code (from interop/, where ./test.sh
+// installs it) with the README's npx recipe, run in the folder where the
+// packages are installed, so npx finds vivary-mcp there with no network; the
+// server must show as connected.
+func claudeThroughNPX(t *testing.T, repo, prefix string, readme []byte, env []string) {
+	claude := filepath.Join(repo, "interop", "node_modules", ".bin", "claude")
+	if _, err := os.Stat(claude); err != nil {
+		t.Skip("Claude Code is not installed in interop/ (./test.sh installs it)")
+	}
+	line := regexp.MustCompile(`(?m)^(claude mcp add vivary -- npx -y vivary-mcp .*/abs/path/to/notes)$`).FindSubmatch(readme)
+	if line == nil {
+		t.Fatal("README has no `claude mcp add vivary -- npx -y vivary-mcp …` line")
+	}
+	ws := filepath.Join(prefix, "notes")
+	if err := os.CopyFS(ws, os.DirFS(filepath.Join(repo, "examples", "workspace"))); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	env = append(env, "HOME="+home, "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	run := func(args ...string) string {
+		cmd := exec.Command(claude, args...)
+		cmd.Dir = prefix
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run(strings.Fields(strings.ReplaceAll(string(line[1]), "/abs/path/to/notes", ws))[1:]...)
+	if out := run("mcp", "list"); !regexp.MustCompile(`(?m)^vivary: npx -y vivary-mcp .* - ✔ Connected$`).MatchString(out) {
+		t.Errorf("claude mcp list:\n%s", out)
+	}
 }
