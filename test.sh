@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of every module in go.work: gofmt, vet, the unit and end-to-end
 # tests, the race detector on the packages that start goroutines, and the
-# interop check that drives vivary-mcp with the TypeScript SDK clients.
+# interop check that drives vivary-mcp with the TypeScript SDK clients and
+# real hosts. internal/release's tests install the three binaries from a
+# file module proxy and vivary-mcp through its npm launcher, offline.
 # ./test.sh --stress instead runs the packages with timing-sensitive tests
 # three times in a row on a machine it saturates itself.
 set -euo pipefail
@@ -29,6 +31,10 @@ if [ "${1:-}" = "--stress" ]; then
   done
   echo "== stress: 3 of 3 runs passed"
   exit 0
+fi
+# The npm launcher test (internal/release) uses interop's Claude Code too.
+if [ ! -d interop/node_modules ] || [ interop/package-lock.json -nt interop/node_modules/.package-lock.json ]; then
+  (cd interop && npm ci --no-audit --no-fund --loglevel=error)
 fi
 unformatted=$(gofmt -l .)
 if [ -n "$unformatted" ]; then
@@ -58,7 +64,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/vivary-mcp" ./mcp/cmd/vivary-mcp
 cp -r examples/workspace "$tmp/ws"
-if [ ! -d interop/node_modules ]; then
-  (cd interop && npm ci --no-audit --no-fund --loglevel=error)
-fi
 node interop/drive.mjs "$tmp/vivary-mcp" "$tmp/ws"
+echo "== interop (Claude Code and Gemini CLI, configured from the README)"
+node interop/hosts.mjs README.md "$tmp" "$tmp/ws"

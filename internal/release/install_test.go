@@ -55,7 +55,10 @@ func TestGoInstallFromAProxy(t *testing.T) {
 	env := append(os.Environ(),
 		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+filepath.ToSlash(deps),
 		"GOSUMDB=off", "GONOSUMDB=", "GOPRIVATE=", "GONOPROXY=", "GOWORK=off", "GOTOOLCHAIN=local",
-		"GOFLAGS=-modcacherw", // so the temporary module cache can be removed
+		// -modcacherw: so the temporary module cache can be removed;
+		// -trimpath: so the build cache serves the next run, whatever the
+		// temporary module cache's path.
+		"GOFLAGS=-modcacherw -trimpath",
 		"GOMODCACHE="+filepath.Join(tmp, "modcache"), "GOPATH="+filepath.Join(tmp, "gopath"), "GOBIN="+bin)
 	for _, pkg := range pkgs {
 		cmd := exec.Command("go", "install", pkg+"@latest")

@@ -3,6 +3,7 @@
 //
 //	go run ./internal/release tag vX.Y.Z        # the two tags, in order
 //	go run ./internal/release publish DIR vX.Y.Z # the tree into a file module proxy
+//	go run ./internal/release npm DIST OUT vX.Y.Z # npm packages from GoReleaser's dist
 //
 // tag refuses a dirty tree and never pushes; it prints what to push.
 package main
@@ -17,6 +18,7 @@ import (
 const usage = `usage:
   go run ./internal/release tag VERSION
   go run ./internal/release publish PROXYDIR VERSION
+  go run ./internal/release npm DISTDIR OUTDIR VERSION
 VERSION is vMAJOR.MINOR.PATCH, optionally with a -prerelease suffix.
 `
 
@@ -45,6 +47,8 @@ func run(args []string) error {
 		return Tag(".", version, os.Stdout)
 	case args[0] == "publish" && len(args) == 3:
 		return PublishTree(".", args[1], version, time.Now())
+	case args[0] == "npm" && len(args) == 4:
+		return NPM(".", args[1], args[2], version, true)
 	}
 	fmt.Fprint(os.Stderr, usage)
 	return fmt.Errorf("bad command line")

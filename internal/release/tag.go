@@ -91,7 +91,9 @@ func Tag(repo, version string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "tagged %s and %s. Next:\n"+
 		"  git push origin HEAD %s %s\n"+
-		"  GORELEASER_CURRENT_TAG=%s goreleaser release --clean\n",
-		version, mcpTag, version, mcpTag, version)
+		"  GORELEASER_CURRENT_TAG=%s goreleaser release --clean\n"+
+		"  go run ./internal/release npm dist npm-out %s\n"+
+		"  npm publish --access public npm-out/@vivary/<each platform>, then npm publish npm-out/vivary-mcp\n",
+		version, mcpTag, version, mcpTag, version, version)
 	return nil
 }

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# CI step for the release archives: installs the pinned GoReleaser (a Go
+# module), checks .goreleaser.yaml, builds a snapshot release with it, and
+# checks what a user would download: the four archives with the three
+# binaries and the README, the checksums, a binary whose --version names
+# the commit, and the npm packages the release script builds from it.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+GOBIN="$work/bin" go install github.com/goreleaser/goreleaser/v2@v2.17.0
+gr="$work/bin/goreleaser"
+"$gr" check
+"$gr" release --snapshot --clean
+
+fail() { echo "release snapshot: $*" >&2; exit 1; }
+want="README.md create-vivary vivary vivary-mcp"
+if ls LICENSE* >/dev/null 2>&1; then want="$(ls -d LICENSE* | tr '\n' ' ')$want"; fi
+for os in linux darwin; do
+  for arch in amd64 arm64; do
+    a="vivary_${os}_${arch}.tar.gz"
+    [ -f "dist/$a" ] || fail "no dist/$a"
+    got=$(tar -tzf "dist/$a" | sort | tr '\n' ' ' | sed 's/ $//')
+    [ "$got" = "$want" ] || fail "$a holds '$got', want '$want'"
+    grep -q "  $a\$" dist/checksums.txt || fail "checksums.txt does not list $a"
+  done
+done
+(cd dist && sha256sum --quiet -c checksums.txt) || fail "checksums.txt does not match"
+
+# A snapshot is a development build: (devel) and the commit, read by the Go
+# toolchain from the checkout (a linked worktree, whose .git is a file, has
+# no stamp), or the release tag when HEAD is tagged.
+if tag=$(git describe --exact-match --tags --match 'v*' HEAD 2>/dev/null); then
+  version=$(printf '%s' "$tag" | sed 's/[.]/[.]/g')
+elif [ -d .git ]; then
+  version="\\(devel\\) $(git rev-parse HEAD | cut -c1-12)(\\+dirty)?"
+else
+  version="\\(devel\\)"
+fi
+mkdir "$work/x"
+tar -xzf dist/vivary_linux_amd64.tar.gz -C "$work/x"
+for b in vivary create-vivary vivary-mcp; do
+  got=$("$work/x/$b" --version)
+  [[ "$got" =~ ^$b\ $version$ ]] || fail "$b --version printed '$got', want /^$b $version\$/"
+done
+
+# The README's archive one-liner, with the download replaced by the local file.
+line=$(grep -E '^ +curl -fsSL https://github.com/vivary-dev/vivary-go/releases/latest/download/' README.md) ||
+  fail "README has no archive one-liner"
+archive=$(printf '%s' "$line" | sed -E 's#.*/latest/download/([^ ]+) .*#\1#')
+tar_args=$(printf '%s' "$line" | sed -E 's#.*\| *tar (.*)$#\1#; s#~/.local/bin#'"$work/readme"'#')
+mkdir "$work/readme"
+# shellcheck disable=SC2086 # the README's arguments, word-split as a shell would
+tar $tar_args < "dist/$archive" || fail "the README's line does not unpack dist/$archive"
+for b in vivary create-vivary vivary-mcp; do
+  [ -x "$work/readme/$b" ] || fail "the README's line does not install $b"
+done
+
+go run ./internal/release npm dist "$work/npm" v0.0.0-snapshot
+for p in linux-x64 linux-arm64 darwin-x64 darwin-arm64; do
+  [ -x "$work/npm/@vivary/vivary-mcp-$p/bin/vivary-mcp" ] || fail "no npm package for $p"
+done
+"$work/npm/@vivary/vivary-mcp-linux-x64/bin/vivary-mcp" --version >/dev/null
+echo "release snapshot: 4 archives, checksums, --version and npm packages checked"
