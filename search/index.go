@@ -53,11 +53,12 @@ func prepare(d *graph.Document) *Prepared {
 	at := map[string]int{}
 	add := func(f int, text string) {
 		scan(text, func(t token) {
-			i, ok := at[t.term]
+			i, ok := at[string(t.term)]
 			if !ok {
+				term := string(t.term)
 				i = len(p.terms)
-				at[t.term] = i
-				p.terms = append(p.terms, termTF{term: t.term})
+				at[term] = i
+				p.terms = append(p.terms, termTF{term: term})
 			}
 			if p.terms[i].tf[f] < 255 {
 				p.terms[i].tf[f]++
@@ -280,7 +281,7 @@ func hasAny(text string, terms map[string]int) bool {
 		return false
 	}
 	scan(text, func(t token) {
-		if _, ok := terms[t.term]; ok {
+		if _, ok := terms[string(t.term)]; ok {
 			found = true
 		}
 	})

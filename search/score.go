@@ -248,7 +248,7 @@ func proximity(body string, qt map[string]int, idfs []float64) float64 {
 		if t.parts > 0 {
 			return
 		}
-		i, ok := qt[t.term]
+		i, ok := qt[string(t.term)]
 		if !ok || i >= len(last) {
 			return
 		}
