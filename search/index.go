@@ -1,8 +1,10 @@
 package search
 
 import (
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/guard"
@@ -31,37 +33,59 @@ type plist struct {
 	df int32     // live documents holding the term
 }
 
-// termTF is one distinct term of a document with its counts per field.
-type termTF struct {
-	term string
-	tf   [nFields]uint8
-}
-
 // Prepared is what the snapshot's read pass computes per document for the
-// index: its distinct terms (dropped once indexed) and field lengths.
+// index: its distinct terms with their counts per field (dropped once
+// indexed, packed into three allocations while they wait) and its field
+// lengths.
 type Prepared struct {
-	terms           []termTF
+	blob            string   // the distinct terms, end to end
+	ends            []uint32 // where each term of blob ends
+	tfs             [][nFields]uint8
 	lens            [nFields]int32
 	idKey, titleKey string // the id's and the title's terms, joined by "-"
 }
+
+func (p *Prepared) each(fn func(term string, tf [nFields]uint8)) {
+	start := uint32(0)
+	for i, end := range p.ends {
+		fn(p.blob[start:end], p.tfs[i])
+		start = end
+	}
+}
+
+// scratch is a worker's reusable tokenizing state.
+type scratch struct {
+	at   map[string]int32
+	blob []byte
+	ends []uint32
+	tfs  [][nFields]uint8
+}
+
+var scratches = sync.Pool{New: func() any { return &scratch{at: map[string]int32{}} }}
 
 // Prepare tokenizes d for the index; it is snapshot.Options.Prepare.
 func Prepare(d *graph.Document) any { return prepare(d) }
 
 func prepare(d *graph.Document) *Prepared {
+	sc := scratches.Get().(*scratch)
+	defer func() {
+		clear(sc.at)
+		sc.blob, sc.ends, sc.tfs = sc.blob[:0], sc.ends[:0], sc.tfs[:0]
+		scratches.Put(sc)
+	}()
 	p := &Prepared{}
-	at := map[string]int{}
 	add := func(f int, text string) {
 		scan(text, func(t token) {
-			i, ok := at[string(t.term)]
+			i, ok := sc.at[string(t.term)]
 			if !ok {
-				term := string(t.term)
-				i = len(p.terms)
-				at[term] = i
-				p.terms = append(p.terms, termTF{term: term})
+				i = int32(len(sc.ends))
+				sc.at[string(t.term)] = i
+				sc.blob = append(sc.blob, t.term...)
+				sc.ends = append(sc.ends, uint32(len(sc.blob)))
+				sc.tfs = append(sc.tfs, [nFields]uint8{})
 			}
-			if p.terms[i].tf[f] < 255 {
-				p.terms[i].tf[f]++
+			if sc.tfs[i][f] < 255 {
+				sc.tfs[i][f]++
 			}
 			p.lens[f]++
 		})
@@ -73,6 +97,7 @@ func prepare(d *graph.Document) *Prepared {
 	}
 	add(fPath, d.Path)
 	add(fBody, Body(d))
+	p.blob, p.ends, p.tfs = string(sc.blob), slices.Clone(sc.ends), slices.Clone(sc.tfs)
 	p.idKey, p.titleKey = strings.Join(Terms(d.ID), "-"), strings.Join(Terms(d.Title), "-")
 	return p
 }
@@ -194,7 +219,7 @@ func (ix *Index) diff(s *snapshot.Snapshot) (gone []*graph.Document, added []int
 }
 
 func (ix *Index) add(d *graph.Document, p *Prepared) {
-	if p == nil || (p.terms == nil && p.lens != [nFields]int32{}) {
+	if p == nil || (p.ends == nil && p.lens != [nFields]int32{}) {
 		p = prepare(d)
 	}
 	slot := uint32(len(ix.slots))
@@ -204,17 +229,18 @@ func (ix *Index) add(d *graph.Document, p *Prepared) {
 	for f := range nFields {
 		ix.sumLen[f] += int64(p.lens[f])
 	}
-	for _, t := range p.terms {
-		pl := ix.post[t.term]
+	p.each(func(term string, tf [nFields]uint8) {
+		pl := ix.post[term]
 		if pl == nil {
 			pl = &plist{}
-			ix.post[t.term] = pl
+			// A key of its own: the blob goes when the terms are indexed.
+			ix.post[strings.Clone(term)] = pl
 		}
-		pl.ps = append(pl.ps, posting{slot: slot, tf: t.tf})
+		pl.ps = append(pl.ps, posting{slot: slot, tf: tf})
 		pl.df++
-	}
+	})
 	// The terms live on in the postings; the snapshot keeps only the lengths.
-	p.terms = nil
+	p.blob, p.ends, p.tfs = "", nil, nil
 }
 
 func (ix *Index) remove(d *graph.Document) {
@@ -227,13 +253,13 @@ func (ix *Index) remove(d *graph.Document) {
 	for f := range nFields {
 		ix.sumLen[f] -= int64(sd.lens[f])
 	}
-	for _, t := range prepare(d).terms {
-		if pl := ix.post[t.term]; pl != nil {
+	prepare(d).each(func(term string, _ [nFields]uint8) {
+		if pl := ix.post[term]; pl != nil {
 			if pl.df--; pl.df <= 0 {
-				delete(ix.post, t.term)
+				delete(ix.post, term)
 			}
 		}
-	}
+	})
 	sd.doc = nil
 	ix.live--
 }
