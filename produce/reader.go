@@ -10,7 +10,9 @@ package produce
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
+	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/reason"
 	"github.com/vivary-dev/vivary-go/search"
 	"github.com/vivary-dev/vivary-go/snapshot"
@@ -31,6 +33,8 @@ type Reader struct {
 	options snapshot.Options
 	mu      sync.Mutex // serialises searches: the index is updated in place
 	index   *search.Index
+	// searched is set by the first search.
+	searched atomic.Bool
 }
 
 // NewReader returns a Reader over ws. Its snapshots tokenize the documents
@@ -42,15 +46,30 @@ func NewReader(ws *workspace.Workspace) *Reader {
 
 // NewServingReader returns a Reader for a long-lived process (vivary-mcp):
 // its snapshots are kept fresh by the kernel's change feed where there is
-// one, so a call on an unchanged tree costs the same at any size, and the
-// search index is updated per changed document. Close it when done.
+// one, so a call on an unchanged tree costs the same at any size, and once
+// it has searched, documents read again are tokenized for the search index
+// as they are read, so the index is updated per changed document. Close it
+// when done.
 func NewServingReader(ws *workspace.Workspace) *Reader {
-	return &Reader{ws: ws, options: snapshot.Options{Watch: true, Prepare: search.Prepare}, index: search.NewIndex()}
+	r := &Reader{ws: ws, index: search.NewIndex()}
+	// Until the first search, nothing is tokenized: a session that only
+	// checks never pays for the index, and its first call stays as quick.
+	r.options = snapshot.Options{Watch: true, Prepare: func(d *graph.Document) any {
+		if r.searched.Load() {
+			return search.Prepare(d)
+		}
+		return nil
+	}}
+	r.once.Do(func() { r.source = snapshot.NewSource(ws, r.options) })
+	return r
 }
 
-// src is the snapshot source, made on first use: a reader whose first call
-// searches prepares the documents for the index as they are read.
+// src is the snapshot source, made on first use: a one-shot reader whose
+// first call searches prepares the documents for the index as they are read.
 func (r *Reader) src(searching bool) *snapshot.Source {
+	if searching {
+		r.searched.Store(true)
+	}
 	r.once.Do(func() {
 		if searching {
 			r.options.Prepare = search.Prepare

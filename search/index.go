@@ -1,6 +1,7 @@
 package search
 
 import (
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -176,12 +177,25 @@ func (ix *Index) Update(s *snapshot.Snapshot) {
 	for _, d := range gone {
 		ix.remove(d)
 	}
-	for _, i := range added {
-		var p *Prepared
+	prepared := make([]*Prepared, len(added))
+	var missing []int
+	for j, i := range added {
 		if i < len(s.Prepared) {
-			p, _ = s.Prepared[i].(*Prepared)
+			prepared[j], _ = s.Prepared[i].(*Prepared)
 		}
-		ix.add(s.Docs[i], p)
+		if prepared[j] == nil || prepared[j].ends == nil && prepared[j].lens != [nFields]int32{} {
+			missing = append(missing, j)
+		}
+	}
+	// Documents the read pass did not tokenize (the first search of a
+	// session, or a reader that did not prepare) are tokenized on every core.
+	parallel(len(missing), func(lo, hi int) {
+		for _, j := range missing[lo:hi] {
+			prepared[j] = prepare(s.Docs[added[j]])
+		}
+	})
+	for j, i := range added {
+		ix.add(s.Docs[i], prepared[j])
 	}
 	if dead := len(ix.slots) - ix.live; dead > 1024 && dead > ix.live {
 		ix.compact()
@@ -312,4 +326,23 @@ func hasAny(text string, terms map[string]int) bool {
 		}
 	})
 	return found
+}
+
+// parallel runs fn over [0,n) split across the cores.
+func parallel(n int, fn func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += chunk {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			fn(lo, hi)
+		}(lo, min(lo+chunk, n))
+	}
+	wg.Wait()
 }
