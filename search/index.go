@@ -132,6 +132,7 @@ type Index struct {
 	// shown with a hit and matched by an edge filter.
 	resolved map[string]bool
 	// scratch of Search
+	weights [][nFields]float32 // nil after a change
 	acc     []cand
 	touched []uint32
 }
@@ -199,6 +200,9 @@ func (ix *Index) Update(s *snapshot.Snapshot) {
 	}
 	if dead := len(ix.slots) - ix.live; dead > 1024 && dead > ix.live {
 		ix.compact()
+	}
+	if len(gone)+len(added) > 0 {
+		ix.weights = nil
 	}
 	ix.resolved = make(map[string]bool, len(s.Graph.Nodes))
 	for id := range s.Graph.Nodes {
