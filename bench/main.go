@@ -12,6 +12,7 @@
 //
 //	go run ./bench [-notes N] [-runs N] [-git=false] [-mcp=false]
 //	go run ./bench -notes N -gen DIR   (only write the workspace)
+//	go run ./bench -mcp-only DIR [-runs N]   (only the warm calls over MCP)
 package main
 
 import (
@@ -99,7 +100,15 @@ func main() {
 	withMCP := flag.Bool("mcp", true, "measure warm calls over MCP (a vivary-mcp process per workspace)")
 	warmRoot := flag.String("warm", "", "internal: measure the warm calls on this workspace in this process and print them")
 	gen := flag.String("gen", "", "only write the generated workspace of -notes notes into this new folder, for measuring by hand")
+	mcpOnly := flag.String("mcp-only", "", "only measure warm calls over MCP on this existing workspace (one written by -gen)")
 	flag.Parse()
+	if *mcpOnly != "" {
+		if err := runMCPOnly(*mcpOnly, *runs); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *gen != "" {
 		if err := benchgen.Write(*gen, *notes, 5000); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -182,4 +184,31 @@ func measureMCP(bin, root string, runs int) (*mcpReport, error) {
 	}
 	rep.peak = s.close()
 	return rep, nil
+}
+
+// runMCPOnly measures one vivary-mcp process over root and prints it.
+func runMCPOnly(root string, runs int) error {
+	tmp, err := os.MkdirTemp("", "vivary-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "vivary-mcp")
+	build := exec.Command("go", "build", "-o", bin, "./mcp/cmd/vivary-mcp")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return err
+	}
+	fmt.Printf("load average %s\n", loadavg())
+	m, err := measureMCP(bin, root, runs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("vivary-mcp spawn -> first answer (check) %s; peak RSS %d MiB\n", ms(m.first), m.peak/1024)
+	for i, name := range callNames {
+		st := summarize(m.calls[i], 0)
+		fmt.Printf("    warm over MCP %-8s p50 %s  p95 %s\n", name, ms(st.median), ms(st.p95))
+	}
+	fmt.Printf("load average at the end %s\n", loadavg())
+	return nil
 }

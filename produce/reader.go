@@ -10,7 +10,9 @@ package produce
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
+	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/reason"
 	"github.com/vivary-dev/vivary-go/search"
 	"github.com/vivary-dev/vivary-go/snapshot"
@@ -25,36 +27,67 @@ type Omission = snapshot.Omission
 // proves its kept snapshot fresh on every call, and the search index,
 // brought up to date with each new snapshot. Safe for concurrent use.
 type Reader struct {
-	ws     *workspace.Workspace
-	source *snapshot.Source
-	mu     sync.Mutex // serialises searches: the index is updated in place
-	index  *search.Index
+	ws      *workspace.Workspace
+	once    sync.Once
+	source  *snapshot.Source
+	options snapshot.Options
+	mu      sync.Mutex // serialises searches: the index is updated in place
+	index   *search.Index
+	// searched is set by the first search.
+	searched atomic.Bool
 }
 
 // NewReader returns a Reader over ws. Its snapshots tokenize the documents
-// for search while they are read, since one-shot callers mostly search;
-// the check alone pays a little for it.
+// for search while they are read when its first call searches; a one-shot
+// check does not pay for it.
 func NewReader(ws *workspace.Workspace) *Reader {
-	return &Reader{ws: ws, source: snapshot.NewSource(ws, snapshot.Options{Prepare: search.Prepare}), index: search.NewIndex()}
+	return &Reader{ws: ws, index: search.NewIndex()}
 }
 
 // NewServingReader returns a Reader for a long-lived process (vivary-mcp):
 // its snapshots are kept fresh by the kernel's change feed where there is
-// one, so a call on an unchanged tree costs the same at any size, and the
-// search index is updated per changed document. Close it when done.
+// one, so a call on an unchanged tree costs the same at any size, and once
+// it has searched, documents read again are tokenized for the search index
+// as they are read, so the index is updated per changed document. Close it
+// when done.
 func NewServingReader(ws *workspace.Workspace) *Reader {
-	return &Reader{ws: ws, source: snapshot.NewSource(ws, snapshot.Options{Watch: true, Prepare: search.Prepare}), index: search.NewIndex()}
+	r := &Reader{ws: ws, index: search.NewIndex()}
+	// Until the first search, nothing is tokenized: a session that only
+	// checks never pays for the index, and its first call stays as quick.
+	r.options = snapshot.Options{Watch: true, Prepare: func(d *graph.Document) any {
+		if r.searched.Load() {
+			return search.Prepare(d)
+		}
+		return nil
+	}}
+	r.once.Do(func() { r.source = snapshot.NewSource(ws, r.options) })
+	return r
+}
+
+// src is the snapshot source, made on first use: a one-shot reader whose
+// first call searches prepares the documents for the index as they are read.
+func (r *Reader) src(searching bool) *snapshot.Source {
+	if searching {
+		r.searched.Store(true)
+	}
+	r.once.Do(func() {
+		if searching {
+			r.options.Prepare = search.Prepare
+		}
+		r.source = snapshot.NewSource(r.ws, r.options)
+	})
+	return r.source
 }
 
 // Close releases the change feed; the Reader keeps working by stat.
-func (r *Reader) Close() { r.source.Close() }
+func (r *Reader) Close() { r.src(false).Close() }
 
 // Workspace is the bound workspace.
 func (r *Reader) Workspace() *workspace.Workspace { return r.ws }
 
 // Snapshot returns a snapshot that describes the tree now.
 func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
-	return r.source.Snapshot(ctx)
+	return r.src(false).Snapshot(ctx)
 }
 
 // ranked is the search shared by query and find: the fresh snapshot and the
@@ -62,7 +95,7 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
 func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, []projected, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	snap, err := r.source.Snapshot(ctx)
+	snap, err := r.src(true).Snapshot(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

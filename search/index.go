@@ -1,8 +1,11 @@
 package search
 
 import (
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/guard"
@@ -31,36 +34,59 @@ type plist struct {
 	df int32     // live documents holding the term
 }
 
-// termTF is one distinct term of a document with its counts per field.
-type termTF struct {
-	term string
-	tf   [nFields]uint8
-}
-
 // Prepared is what the snapshot's read pass computes per document for the
-// index: its distinct terms (dropped once indexed) and field lengths.
+// index: its distinct terms with their counts per field (dropped once
+// indexed, packed into three allocations while they wait) and its field
+// lengths.
 type Prepared struct {
-	terms           []termTF
+	blob            string   // the distinct terms, end to end
+	ends            []uint32 // where each term of blob ends
+	tfs             [][nFields]uint8
 	lens            [nFields]int32
 	idKey, titleKey string // the id's and the title's terms, joined by "-"
 }
+
+func (p *Prepared) each(fn func(term string, tf [nFields]uint8)) {
+	start := uint32(0)
+	for i, end := range p.ends {
+		fn(p.blob[start:end], p.tfs[i])
+		start = end
+	}
+}
+
+// scratch is a worker's reusable tokenizing state.
+type scratch struct {
+	at   map[string]int32
+	blob []byte
+	ends []uint32
+	tfs  [][nFields]uint8
+}
+
+var scratches = sync.Pool{New: func() any { return &scratch{at: map[string]int32{}} }}
 
 // Prepare tokenizes d for the index; it is snapshot.Options.Prepare.
 func Prepare(d *graph.Document) any { return prepare(d) }
 
 func prepare(d *graph.Document) *Prepared {
+	sc := scratches.Get().(*scratch)
+	defer func() {
+		clear(sc.at)
+		sc.blob, sc.ends, sc.tfs = sc.blob[:0], sc.ends[:0], sc.tfs[:0]
+		scratches.Put(sc)
+	}()
 	p := &Prepared{}
-	at := map[string]int{}
 	add := func(f int, text string) {
 		scan(text, func(t token) {
-			i, ok := at[t.term]
+			i, ok := sc.at[string(t.term)]
 			if !ok {
-				i = len(p.terms)
-				at[t.term] = i
-				p.terms = append(p.terms, termTF{term: t.term})
+				i = int32(len(sc.ends))
+				sc.at[string(t.term)] = i
+				sc.blob = append(sc.blob, t.term...)
+				sc.ends = append(sc.ends, uint32(len(sc.blob)))
+				sc.tfs = append(sc.tfs, [nFields]uint8{})
 			}
-			if p.terms[i].tf[f] < 255 {
-				p.terms[i].tf[f]++
+			if sc.tfs[i][f] < 255 {
+				sc.tfs[i][f]++
 			}
 			p.lens[f]++
 		})
@@ -72,6 +98,7 @@ func prepare(d *graph.Document) *Prepared {
 	}
 	add(fPath, d.Path)
 	add(fBody, Body(d))
+	p.blob, p.ends, p.tfs = string(sc.blob), slices.Clone(sc.ends), slices.Clone(sc.tfs)
 	p.idKey, p.titleKey = strings.Join(Terms(d.ID), "-"), strings.Join(Terms(d.Title), "-")
 	return p
 }
@@ -105,6 +132,7 @@ type Index struct {
 	// shown with a hit and matched by an edge filter.
 	resolved map[string]bool
 	// scratch of Search
+	weights [][nFields]float32 // nil after a change
 	acc     []cand
 	touched []uint32
 }
@@ -150,15 +178,31 @@ func (ix *Index) Update(s *snapshot.Snapshot) {
 	for _, d := range gone {
 		ix.remove(d)
 	}
-	for _, i := range added {
-		var p *Prepared
+	prepared := make([]*Prepared, len(added))
+	var missing []int
+	for j, i := range added {
 		if i < len(s.Prepared) {
-			p, _ = s.Prepared[i].(*Prepared)
+			prepared[j], _ = s.Prepared[i].(*Prepared)
 		}
-		ix.add(s.Docs[i], p)
+		if prepared[j] == nil || prepared[j].ends == nil && prepared[j].lens != [nFields]int32{} {
+			missing = append(missing, j)
+		}
+	}
+	// Documents the read pass did not tokenize (the first search of a
+	// session, or a reader that did not prepare) are tokenized on every core.
+	parallel(len(missing), func(lo, hi int) {
+		for _, j := range missing[lo:hi] {
+			prepared[j] = prepare(s.Docs[added[j]])
+		}
+	})
+	for j, i := range added {
+		ix.add(s.Docs[i], prepared[j])
 	}
 	if dead := len(ix.slots) - ix.live; dead > 1024 && dead > ix.live {
 		ix.compact()
+	}
+	if len(gone)+len(added) > 0 {
+		ix.weights = nil
 	}
 	ix.resolved = make(map[string]bool, len(s.Graph.Nodes))
 	for id := range s.Graph.Nodes {
@@ -193,7 +237,7 @@ func (ix *Index) diff(s *snapshot.Snapshot) (gone []*graph.Document, added []int
 }
 
 func (ix *Index) add(d *graph.Document, p *Prepared) {
-	if p == nil || (p.terms == nil && p.lens != [nFields]int32{}) {
+	if p == nil || (p.ends == nil && p.lens != [nFields]int32{}) {
 		p = prepare(d)
 	}
 	slot := uint32(len(ix.slots))
@@ -203,17 +247,18 @@ func (ix *Index) add(d *graph.Document, p *Prepared) {
 	for f := range nFields {
 		ix.sumLen[f] += int64(p.lens[f])
 	}
-	for _, t := range p.terms {
-		pl := ix.post[t.term]
+	p.each(func(term string, tf [nFields]uint8) {
+		pl := ix.post[term]
 		if pl == nil {
 			pl = &plist{}
-			ix.post[t.term] = pl
+			// A key of its own: the blob goes when the terms are indexed.
+			ix.post[strings.Clone(term)] = pl
 		}
-		pl.ps = append(pl.ps, posting{slot: slot, tf: t.tf})
+		pl.ps = append(pl.ps, posting{slot: slot, tf: tf})
 		pl.df++
-	}
+	})
 	// The terms live on in the postings; the snapshot keeps only the lengths.
-	p.terms = nil
+	p.blob, p.ends, p.tfs = "", nil, nil
 }
 
 func (ix *Index) remove(d *graph.Document) {
@@ -226,13 +271,13 @@ func (ix *Index) remove(d *graph.Document) {
 	for f := range nFields {
 		ix.sumLen[f] -= int64(sd.lens[f])
 	}
-	for _, t := range prepare(d).terms {
-		if pl := ix.post[t.term]; pl != nil {
+	prepare(d).each(func(term string, _ [nFields]uint8) {
+		if pl := ix.post[term]; pl != nil {
 			if pl.df--; pl.df <= 0 {
-				delete(ix.post, t.term)
+				delete(ix.post, term)
 			}
 		}
-	}
+	})
 	sd.doc = nil
 	ix.live--
 }
@@ -280,9 +325,28 @@ func hasAny(text string, terms map[string]int) bool {
 		return false
 	}
 	scan(text, func(t token) {
-		if _, ok := terms[t.term]; ok {
+		if _, ok := terms[string(t.term)]; ok {
 			found = true
 		}
 	})
 	return found
+}
+
+// parallel runs fn over [0,n) split across the cores.
+func parallel(n int, fn func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += chunk {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			fn(lo, hi)
+		}(lo, min(lo+chunk, n))
+	}
+	wg.Wait()
 }

@@ -87,13 +87,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		lists = append(lists, pl)
 		idfs = append(idfs, idf)
 	}
-	var avg [nFields]float64
-	for f := range nFields {
-		avg[f] = 1
-		if ix.live > 0 && ix.sumLen[f] > 0 {
-			avg[f] = float64(ix.sumLen[f]) / n
-		}
-	}
+	weights := ix.fieldWeights()
 	// Scores accumulate in arrays indexed by slot, kept between searches
 	// (the owner serialises them) and cleared through the touched list.
 	if len(ix.acc) < len(ix.slots) {
@@ -115,19 +109,17 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			if j%4096 == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			sd := &ix.slots[p.slot]
-			if sd.doc == nil {
-				continue
+			fw := &weights[p.slot]
+			if fw[0] < 0 {
+				continue // a dead slot
 			}
 			w := 0.0
 			var fields uint8
 			for f := range nFields {
-				if p.tf[f] == 0 {
-					continue
+				if p.tf[f] != 0 {
+					fields |= 1 << f
+					w += float64(fw[f]) * float64(p.tf[f])
 				}
-				fields |= 1 << f
-				norm := 1 - fieldB[f] + fieldB[f]*float64(sd.lens[f])/avg[f]
-				w += fieldWeight[f] * float64(p.tf[f]) / norm
 			}
 			c := &acc[p.slot]
 			if c.fields == 0 && c.score == 0 {
@@ -142,12 +134,14 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return q.Keep == nil || q.Keep(sd.doc, ix.edges(sd.doc))
 	}
 	var exact func(c *cand)
+	bonus := 0.0
 	if nWords > 0 {
 		key := strings.Join(terms[:nWords], "-")
 		sum := 0.0
 		for _, idf := range idfs[:nWords] {
 			sum += idf
 		}
+		bonus = exactTitle * sum
 		exact = func(c *cand) {
 			if sd := &ix.slots[c.slot]; sd.idKey == key || sd.titleKey == key {
 				c.score += exactTitle * sum
@@ -158,6 +152,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	pool := q.K + 10
 	var top []cand
 	consider := func(c cand) {
+		if len(top) == pool && c.score+bonus < top[pool-1].score {
+			return // not even an exact title would lift it in
+		}
 		if exact != nil && c.fields&(1<<fTitle) != 0 {
 			exact(&c)
 		}
@@ -223,6 +220,35 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
+// fieldWeights are, per slot, each field's weight over its length
+// normalisation, so a term's weighted count is a sum of products; computed
+// again only after the index changed. A dead slot's first weight is -1.
+func (ix *Index) fieldWeights() [][nFields]float32 {
+	if ix.weights != nil {
+		return ix.weights
+	}
+	var avg [nFields]float64
+	for f := range nFields {
+		avg[f] = 1
+		if ix.live > 0 && ix.sumLen[f] > 0 {
+			avg[f] = float64(ix.sumLen[f]) / float64(ix.live)
+		}
+	}
+	ws := make([][nFields]float32, len(ix.slots))
+	for s := range ix.slots {
+		sd := &ix.slots[s]
+		if sd.doc == nil {
+			ws[s][0] = -1
+			continue
+		}
+		for f := range nFields {
+			ws[s][f] = float32(fieldWeight[f] / (1 - fieldB[f] + fieldB[f]*float64(sd.lens[f])/avg[f]))
+		}
+	}
+	ix.weights = ws
+	return ws
+}
+
 // less is the rank order: score, then path, then id.
 func (ix *Index) less(a, b *cand) bool {
 	if a.score != b.score {
@@ -248,7 +274,7 @@ func proximity(body string, qt map[string]int, idfs []float64) float64 {
 		if t.parts > 0 {
 			return
 		}
-		i, ok := qt[t.term]
+		i, ok := qt[string(t.term)]
 		if !ok || i >= len(last) {
 			return
 		}

@@ -65,7 +65,7 @@ func snippet(d *graph.Document, qt map[string]int, idfs []float64, limit int, sa
 func bestWindow(text string, qt map[string]int, idfs []float64, limit int) (string, bool) {
 	var ms []match
 	scan(text, func(t token) {
-		if i, ok := qt[t.term]; ok {
+		if i, ok := qt[string(t.term)]; ok {
 			ms = append(ms, match{t.start, t.end, i})
 		}
 	})

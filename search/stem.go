@@ -36,7 +36,12 @@ func hasVowel(s string) bool {
 // question and a note use for one word to the same term, not to find
 // linguistic roots. Identifiers, numbers, short words and anything not
 // plain ASCII letters are left as they are.
-func stem(w string) string {
+func stem(w string) string { return string(stemBytes([]byte(w))) }
+
+func suffix(w []byte, s string) bool { return len(w) >= len(s) && string(w[len(w)-len(s):]) == s }
+
+// stemBytes is stem in place: the result shares w's array.
+func stemBytes(w []byte) []byte {
 	if len(w) <= 3 {
 		return w
 	}
@@ -46,30 +51,28 @@ func stem(w string) string {
 		}
 	}
 	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"),
-		strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "zes"):
+	case suffix(w, "ies") && len(w) > 4:
+		w = append(w[:len(w)-3], 'y')
+	case suffix(w, "sses"), suffix(w, "xes"), suffix(w, "ches"), suffix(w, "shes"), suffix(w, "zes"):
 		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") &&
-		!strings.HasSuffix(w, "is") && !strings.HasSuffix(w, "as"):
+	case suffix(w, "s") && !suffix(w, "ss") && !suffix(w, "us") && !suffix(w, "is") && !suffix(w, "as"):
 		w = w[:len(w)-1]
 	}
 	verb := false
 	switch {
-	case strings.HasSuffix(w, "ly") && len(w) >= 7:
+	case suffix(w, "ly") && len(w) >= 7:
 		w = w[:len(w)-2] // quickly, recursively
-	case strings.HasSuffix(w, "able") && len(w) >= 8:
+	case suffix(w, "able") && len(w) >= 8:
 		w = w[:len(w)-4] // executable, readable
-	case strings.HasSuffix(w, "ied") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "ing") && len(w) > 4:
+	case suffix(w, "ied") && len(w) > 4:
+		w = append(w[:len(w)-3], 'y')
+	case suffix(w, "ing") && len(w) > 4:
 		w, verb = unverb(w, 3)
-	case strings.HasSuffix(w, "ed"):
+	case suffix(w, "ed"):
 		w, verb = unverb(w, 2)
 	}
-	if verb && len(w) > 3 && w[len(w)-1] == w[len(w)-2] && !isVowel(w[len(w)-1]) && !strings.ContainsRune("lsz", rune(w[len(w)-1])) {
-		w = w[:len(w)-1] // running, stopped
+	if l := len(w); verb && l > 3 && w[l-1] == w[l-2] && !isVowel(w[l-1]) && w[l-1] != 'l' && w[l-1] != 's' && w[l-1] != 'z' {
+		w = w[:l-1] // running, stopped
 	}
 	if len(w) > 4 && w[len(w)-1] == 'e' {
 		w = w[:len(w)-1] // create, creates, created, creating
@@ -79,16 +82,16 @@ func stem(w string) string {
 
 // unverb drops a verb ending of n bytes. A short stem that ends in a
 // single consonant after a vowel lost an "e" (using, moved, making).
-func unverb(w string, n int) (string, bool) {
+func unverb(w []byte, n int) ([]byte, bool) {
 	base := w[:len(w)-n]
-	if !hasVowel(base) {
+	if !hasVowel(string(base)) {
 		return w, false
 	}
 	if len(base) >= 4 {
 		return base, true
 	}
 	if l := len(base); l >= 2 && !isVowel(base[l-1]) && isVowel(base[l-2]) {
-		return base + "e", false
+		return append(base, 'e'), false
 	}
 	return w, false
 }

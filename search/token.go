@@ -7,14 +7,16 @@
 package search
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 // token is one term at a word position, with its byte span in the text.
+// term is valid only during the call it is passed to.
 type token struct {
-	term       string
+	term       []byte
 	pos        int
 	start, end int
 	parts      int // for a whole compound, how many word runs it holds; else 0
@@ -89,7 +91,7 @@ func scan(s string, fn func(t token)) {
 		if len(word) == 0 {
 			return
 		}
-		fn(token{term: stem(string(word)), pos: pos, start: wordStart, end: end})
+		fn(token{term: stemBytes(word), pos: pos, start: wordStart, end: end})
 		pos++
 		parts++
 		word = word[:0]
@@ -98,7 +100,7 @@ func scan(s string, fn func(t token)) {
 	}
 	endCompound := func() {
 		if parts > 1 {
-			fn(token{term: strings.TrimRight(string(whole), "-_."), pos: pos - parts, start: wholeStart, end: wholeEnd, parts: parts})
+			fn(token{term: bytes.TrimRight(whole, "-_."), pos: pos - parts, start: wholeStart, end: wholeEnd, parts: parts})
 		}
 		parts, whole, wholeStart = 0, whole[:0], -1
 	}
@@ -153,9 +155,9 @@ func Terms(text string) []string {
 	var all []string
 	scan(text, func(t token) {
 		if t.parts == 0 {
-			all = append(all, t.term)
-		} else if strings.ContainsAny(t.term, "0123456789") {
-			all = append(all[:len(all)-t.parts], t.term)
+			all = append(all, string(t.term))
+		} else if bytes.ContainsAny(t.term, "0123456789") {
+			all = append(all[:len(all)-t.parts], string(t.term))
 		}
 	})
 	var kept []string
