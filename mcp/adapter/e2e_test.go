@@ -66,7 +66,10 @@ func fixtureWS(t *testing.T) string {
 		".vivary/private/secret.md":          "# Private\n\n" + marker + "\n",
 		".vivary/runtime/run.md":             "# Run\n\n" + marker + "\n",
 		"notes/.env.md":                      marker + "\n",
-		"notes/leak.md":                      "# Leak\n\npassword = " + marker + "\n",
+		// An all-capitals word alone reads as a variable's name (PASSWORD=
+		// USER), so the planted password mixes cases and digits as a real
+		// one does.
+		"notes/leak.md": "# Leak\n\npassword = x7" + marker + "9q\n",
 	})
 }
 
@@ -294,6 +297,17 @@ func TestAllFourTools(t *testing.T) {
 		}
 		if strings.Contains(string(raw), root) {
 			t.Errorf("%s: result names the root", name)
+		}
+	}
+	// Asked for by every word it holds, the planted password is only ever
+	// counted: call fails the test if the marker reaches the wire.
+	for _, text := range []string{"leak", "password", "notes leak password", "x7"} {
+		_, e, err := s.call("vivary_query", map[string]any{"workspace": "ws0", "text": text})
+		if err != nil && !strings.Contains(err.Error(), "path_refused") {
+			t.Fatalf("query %q: %v", text, err)
+		}
+		if err == nil && !strings.Contains(string(e.Result), `"sensitive_content"`) {
+			t.Fatalf("query %q: the planted password is not counted as sensitive content: %s", text, e.Result)
 		}
 	}
 	if testws.Hash(t, root) != before {
