@@ -17,9 +17,9 @@ import (
 	"github.com/vivary-dev/vivary-go/workspace/write"
 )
 
-// killAt runs the real create-vivary with args, waits for it to report that
-// it reached the step (the nth time), SIGKILLs it there and returns the
-// path the step was acting on.
+// killAt runs create-vivary with args as a process of its own (see bin),
+// waits for it to report that it reached the step (the nth time), SIGKILLs
+// it there and returns the path the step was acting on.
 func killAt(t *testing.T, step write.Step, nth string, args ...string) string {
 	t.Helper()
 	r, w, err := os.Pipe()
@@ -27,7 +27,7 @@ func killAt(t *testing.T, step write.Step, nth string, args ...string) string {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cmd := exec.Command(bin.faults, args...)
+	cmd := exec.Command(bin.createVivary, args...)
 	cmd.Env = append(os.Environ(), faults.Env+"="+string(step)+"#"+nth)
 	cmd.ExtraFiles = []*os.File{w}
 	var stderr bytes.Buffer

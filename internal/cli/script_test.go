@@ -78,12 +78,13 @@ func asNobody() {
 }
 
 func TestScripts(t *testing.T) {
+	current, old := mcpBinaries(t)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("MCPBIN", filepath.Dir(bin.mcp))
+			env.Setenv("MCPBIN", filepath.Dir(current))
 			env.Setenv("SYSTMP", os.TempDir())
-			env.Setenv("OLDMCPBIN", filepath.Dir(bin.oldMCP))
+			env.Setenv("OLDMCPBIN", filepath.Dir(old))
 			env.Setenv("GOPATH", filepath.Join(env.WorkDir, ".gopath"))
 			env.Setenv("GOBIN", "")
 			// BASEPATH is PATH without any directory that holds a vivary-mcp,
