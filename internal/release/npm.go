@@ -120,9 +120,14 @@ func launcherPackage(repo, out, version string) error {
 	if err := os.WriteFile(filepath.Join(dst, "package.json"), manifest, 0o644); err != nil {
 		return err
 	}
-	launcher, err := os.ReadFile(filepath.Join(src, "bin", "vivary-mcp.js"))
-	if err != nil {
-		return err
+	for name, mode := range map[string]os.FileMode{"README.md": 0o644, filepath.Join("bin", "vivary-mcp.js"): 0o755} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dst, name), b, mode); err != nil {
+			return err
+		}
 	}
-	return os.WriteFile(filepath.Join(dst, "bin", "vivary-mcp.js"), launcher, 0o755)
+	return nil
 }

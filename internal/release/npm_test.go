@@ -98,6 +98,9 @@ func TestNPMLauncher(t *testing.T) {
 		t.Fatalf("npm install from the tarballs: %v\n%s", err, b)
 	}
 
+	if _, err := os.Stat(filepath.Join(prefix, "node_modules", "vivary-mcp", "README.md")); err != nil {
+		t.Errorf("the launcher package has no README: %v", err)
+	}
 	// The README's npx line, as written.
 	readme, _ := os.ReadFile(filepath.Join(repo, "README.md"))
 	line := regexp.MustCompile(`(?m)^\s*(npx -y vivary-mcp --version)\s*$`).FindSubmatch(readme)
