@@ -88,6 +88,7 @@ func platformPackage(out, bin, goos, cpu, version string) error {
 		"name":        "@vivary/" + name,
 		"version":     version,
 		"description": fmt.Sprintf("The vivary-mcp binary for %s %s; install vivary-mcp, which picks it.", goos, cpu),
+		"license":     "MIT",
 		"homepage":    "https://github.com/vivary-dev/vivary-go#readme",
 		"repository":  map[string]string{"type": "git", "url": "git+https://github.com/vivary-dev/vivary-go.git"},
 		"os":          []string{goos},
