@@ -23,6 +23,14 @@ func TestLinkSwapNeverLeaks(t *testing.T) {
 	testws.Write(t, secret, "n.md", "# Quokka\n\n"+marker+" quokka\n")
 	testws.Write(t, root, "swap/n.md", "# Quokka\n\npublic quokka\n")
 	r := produce.NewReader(bindWS(t, root))
+	serves := func(what string) bool {
+		res, err := r.Query(bg, produce.QueryArgs{Text: "quokka", Limit: 20, SnippetChars: 200})
+		return err == nil && bytes.Contains(jsonOf(t, res), []byte(what))
+	}
+	// Before the swapping starts, so a failure here is the fixture's.
+	if !serves("public quokka") {
+		t.Fatal("the note is not served before the race")
+	}
 	var stop atomic.Bool
 	var swaps atomic.Int64
 	done := make(chan struct{})
@@ -39,13 +47,6 @@ func TestLinkSwapNeverLeaks(t *testing.T) {
 		}
 	}()
 	defer func() { stop.Store(true); <-done }()
-	serves := func(what string) bool {
-		res, err := r.Query(bg, produce.QueryArgs{Text: "quokka", Limit: 20, SnippetChars: 200})
-		return err == nil && bytes.Contains(jsonOf(t, res), []byte(what))
-	}
-	if !serves("public quokka") {
-		t.Fatal("the note is not served before the race")
-	}
 	for calls := 1; calls <= rounds || swaps.Load() < rounds; calls++ {
 		var out []byte
 		if res, err := r.Query(bg, produce.QueryArgs{Text: "quokka", Limit: 20, SnippetChars: 200, Explain: true}); err == nil {
