@@ -164,8 +164,9 @@ func MachinePath(s string) bool {
 	return false
 }
 
-// PathLeads are the marks an absolute path is written after in text.
-const PathLeads = "([{<\"'`=,;:|>*"
+// PathLeads are the marks an absolute path is written after in text ("~"
+// keeps a home path, ~/.ssh/…, out of answers as before).
+const PathLeads = "([{<\"'`=,;:|>*~"
 
 func startsMachinePath(rs []rune) bool {
 	if len(rs) >= 3 && isASCIILetter(rs[0]) && rs[1] == ':' && (rs[2] == '\\' || rs[2] == '/') {
