@@ -143,7 +143,7 @@ func IsWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode
 func MachinePath(s string) bool {
 	t := securityText(s)
 	if strings.Contains(t, "://") {
-		t = uriRe.ReplaceAllString(t, "")
+		t = uriRe.ReplaceAllString(t, "\x01")
 	}
 	if !strings.ContainsAny(t, "/\\") {
 		return false
@@ -154,10 +154,19 @@ func MachinePath(s string) bool {
 		if prevOK && startsMachinePath(rs[i:]) {
 			return true
 		}
-		prevOK = !(r == '/' || IsWordRune(r))
+		// A path starts after a space, an opening mark or an operator, or
+		// right after a link's URI and its closing mark; not after a
+		// folder name's own last character ("Archive (2023)/n.md",
+		// "C++/notes.md" are relative paths).
+		prevOK = r == 1 || unicode.IsSpace(r) || strings.ContainsRune(PathLeads, r) ||
+			strings.ContainsRune(")]}>\"'`", r) && i > 0 && rs[i-1] == 1
 	}
 	return false
 }
+
+// PathLeads are the marks an absolute path is written after in text ("~"
+// keeps a home path, ~/.ssh/…, out of answers as before).
+const PathLeads = "([{<\"'`=,;:|>*~"
 
 func startsMachinePath(rs []rune) bool {
 	if len(rs) >= 3 && isASCIILetter(rs[0]) && rs[1] == ':' && (rs[2] == '\\' || rs[2] == '/') {

@@ -14,8 +14,8 @@ import (
 // the characters differ from the key while the reading does not:
 //
 //   - encoded: HTML character references (&#95;), percent-escapes (%5F),
-//     backslash escapes of YAML, JSON and Markdown (\x67, \u0067, \_ and
-//     a quoted line continued with "\"), look-alike letters from other
+//     backslash escapes of YAML, JSON and Markdown (\x67, \u0067, \n, \_
+//     and a quoted line continued with "\"), look-alike letters from other
 //     scripts (Cyrillic һ for h), and spaces other than the ASCII ones;
 //   - broken up by markup inside a word: emphasis (ghp*_*…), code spans,
 //     HTML tags and comments;
@@ -40,20 +40,24 @@ func revealed(s, t string) bool {
 			return true
 		}
 	}
-	if j := joinSplit(d); j != d && coreFinds(j) {
-		return true
+	if !anyLineEndsInKey(d) {
+		return false
+	}
+	// A blank line ends a paragraph, or sits inside a folded YAML scalar:
+	// both readings are screened.
+	for _, overBlank := range []bool{false, true} {
+		if j := joinSplit(d, overBlank); j != d && coreFinds(j) {
+			return true
+		}
 	}
 	return false
 }
 
 // joinSplit glues a line's last word to the first word of the lines after
 // it while that word holds a token's keyword: what stands at each break
-// (trailing spaces, indentation, quote, list and table marks, blank lines)
-// goes.
-func joinSplit(t string) string {
-	if !anyLineEndsInKey(t) {
-		return t
-	}
+// (trailing spaces, indentation, quote, list and table marks, and blank
+// lines when overBlank) goes.
+func joinSplit(t string, overBlank bool) string {
 	var b strings.Builder
 	b.Grow(len(t))
 	open := false
@@ -62,7 +66,12 @@ func joinSplit(t string) string {
 		if open {
 			ln = lineLead.ReplaceAllString(ln, "")
 			if ln == "" {
-				continue // a blank line inside a folded scalar
+				if overBlank {
+					continue // a blank line inside a folded scalar
+				}
+				b.WriteByte('\n') // a paragraph's end ends the word
+				open = false
+				continue
 			}
 		} else if i > 0 {
 			b.WriteByte('\n')
@@ -167,7 +176,7 @@ var (
 	// above: indentation, quote marks, a table bar or a list marker.
 	lineLead     = regexp.MustCompile(`^[ \t]*(?:>[ \t]*)*(?:\|[ \t]*|[-*+][ \t]+|[0-9]{1,3}[.)][ \t]+)?`)
 	inWordMarkup = regexp.MustCompile(`([\p{L}\p{N}_\-])((?:[*` + "`" + `]+|<!--.*?-->|</?[A-Za-z][^<>\n]{0,80}>)+)([\p{L}\p{N}_\-])`)
-	backslashEsc = regexp.MustCompile(`\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|\r?\n[ \t]*|[!-/:-@\[-` + "`" + `{-~])`)
+	backslashEsc = regexp.MustCompile(`\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|\r?\n[ \t]*|[ntr]|[!-/:-@\[-` + "`" + `{-~])`)
 	percentEsc   = regexp.MustCompile(`%[0-9A-Fa-f]{2}`)
 	tableRow     = regexp.MustCompile(`(?m)^[ \t]*\|(.*)\|[ \t]*$`)
 )
@@ -185,6 +194,12 @@ func decode(s string) string {
 				return string(rune(n))
 			case '\r', '\n':
 				return ""
+			case 'n':
+				return "\n"
+			case 't':
+				return "\t"
+			case 'r':
+				return "\r"
 			}
 			return m[1:]
 		})

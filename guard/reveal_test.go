@@ -90,3 +90,29 @@ func TestObfuscatedCredentials(t *testing.T) {
 		}
 	}
 }
+
+// A folder name ending in a mark is a relative path, not the start of a
+// machine path; one written after a space, an opening mark, an operator
+// or a link's URI is.
+func TestMachinePathAfterAFolderName(t *testing.T) {
+	for _, s := range []string{"Archive (2023)/n.md", "C++/notes.md", "Why?/x.md", "Q&A!/x.md", "v1.0./x.md", "ratio 1/2"} {
+		if guard.MachinePath(s) {
+			t.Errorf("MachinePath(%q) = true", s)
+		}
+	}
+	for _, s := range []string{"see (/etc/passwd)", "[docs](https://x.test/a)/usr/local/x", "PATH=/usr/bin:/usr/local/bin",
+		"| /etc/hosts |", "notes:/n.md", "x,/etc/hosts", "*/etc/hosts"} {
+		if !guard.MachinePath(s) {
+			t.Errorf("MachinePath(%q) = false", s)
+		}
+	}
+}
+
+// A key split over lines is joined up to the paragraph's end, not into
+// the paragraph after it.
+func TestSplitKeyBeforeAParagraph(t *testing.T) {
+	aws := "AKIA" + strings.ToUpper(gen(9, 16))
+	if s := "text\n\n" + aws[:8] + "  \n" + aws[8:] + "\n\nMore words after it.\n"; !guard.Credential(s) {
+		t.Errorf("not screened: %q", s)
+	}
+}

@@ -1,8 +1,10 @@
 package snapshot_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/internal/testws"
@@ -29,5 +31,23 @@ func TestWalkSeesCaseVariantIgnoreFilesAndNestedRepositories(t *testing.T) {
 		if d.Path == "inner/diary.md" {
 			t.Fatalf("a nested repository's file was served")
 		}
+	}
+}
+
+// A path the output screen would read as a machine path costs its own
+// notes, never the answer; a folder name that merely ends in a mark is an
+// ordinary path and is served.
+func TestMachinePathShapedPathsAreLeftOut(t *testing.T) {
+	root := testws.Thin(t, map[string]string{"notes:/odd.md": "# O\n", "Archive (2023)/kept.md": "# K\n", "C++/kept.md": "# C\n"})
+	snap, err := snapshot.Take(bg, testws.Bind(t, root), snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range snap.Docs {
+		got = append(got, d.Path)
+	}
+	if s := fmt.Sprint(got); strings.Contains(s, "odd") || !strings.Contains(s, "Archive (2023)/kept.md") || !strings.Contains(s, "C++/kept.md") {
+		t.Fatalf("served %s", s)
 	}
 }

@@ -23,6 +23,13 @@ type enumeration struct {
 	scanned     int      // entries counted towards the scan ceiling
 }
 
+// mayReadAsMachinePath is a cheap filter for guard.MachinePath over a
+// path: only a path with a mark a machine path is
+// written after, or a non-ASCII one (a full-width solidus), can hold one.
+func mayReadAsMachinePath(rel string) bool {
+	return strings.ContainsAny(rel, guard.PathLeads) || !guard.IsASCII(rel)
+}
+
 func isMarkdown(name string) bool {
 	l := strings.ToLower(name)
 	return strings.HasSuffix(l, ".md") || strings.HasSuffix(l, ".markdown")
@@ -134,7 +141,10 @@ func (w *walker) list(dir string) ([]candidate, error) {
 		if dir != "" {
 			rel = dir + "/" + e.Name
 		}
-		if !guard.SafeRelPath(rel, 4096) {
+		if !guard.SafeRelPath(rel, 4096) || mayReadAsMachinePath(rel) && guard.MachinePath(rel) {
+			// A path the output screen would take for a machine path
+			// ("notes:/n.md") is left out here, so that it costs its own
+			// files and never the whole answer.
 			col.add("filesystem", "unsafe_path", 1)
 			continue
 		}

@@ -33,6 +33,11 @@ func Corpus() (files map[string]string, markers []string) {
 		files["notes/deep/er/"+name+"/index.md"] = fmt.Sprintf("# Folder %d\n\n%s\n", i, Words)
 		markers = append(markers, marker(name))
 	}
+	// A folder name ending in a mark is an ordinary relative path; one the
+	// output screen reads as a machine path ("notes:/…") costs its notes.
+	files["Archive (2023)/kept.md"] = "# Kept\n\n" + Words + "\n"
+	files["C++/kept.md"] = "# Kept\n\n" + Words + "\n"
+	files["notes:/odd.md"] = "# Odd\n\n" + Words + "\n"
 	for i, name := range lookAlikes() {
 		m := fmt.Sprintf("LOOKALIKEMARKER%02d", i)
 		files["notes/"+name] = fmt.Sprintf("# Look-alike %d\n\n%s %s\n", i, Words, m)
@@ -85,6 +90,15 @@ func contentSecrets() []string {
 		"xoxb-" + rnd(17, 12, "0123456789") + "-" + rnd(18, 24, alnum),
 		"Authorization: Bearer " + rnd(19, 32, alnum),
 		"https://deploy:" + rnd(20, 14, alnum) + "@example.com/repo.git",
+		// Written so that the raw bytes differ from the key a reader sees.
+		"gh&#112;_" + rnd(30, 36, alnum),
+		"ghp*_*" + rnd(31, 36, alnum),
+		"gһp_" + rnd(32, 36, alnum), // Cyrillic shha
+		`\x67hp_` + rnd(33, 36, alnum),
+		"> xoxb-" + rnd(34, 6, "0123456789") + "\n> " + rnd(35, 6, "0123456789") + "-" + rnd(36, 24, alnum),
+		aws[:8] + "  \n" + aws[8:],
+		"password = {{user}}" + rnd(37, 20, alnum),
+		"token = ^" + rnd(38, 16, alnum) + "^",
 	}
 }
 
@@ -100,5 +114,6 @@ func credentialNames() []string {
 
 func lookAlikes() []string {
 	return []string{"sеcret.md", "tоken.md", "id_rsа.md", ".énv.md", "se\u0301cret.md", "ｓｅｃｒｅｔ.md", "to\u200bken.md",
-		"passw0rd.md", "%73ecret.md", "ΡASSWORD.md", "ıd_rsa.md"}
+		"passw0rd.md", "%73ecret.md", "ΡASSWORD.md", "ıd_rsa.md",
+		"sec\u3164ret.md", "\uABAAecret.md", "credentiaIs.md", ".en\u0475.md"}
 }

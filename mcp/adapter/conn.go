@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -170,7 +171,12 @@ func (c *frameConn) loop() {
 		}
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err != nil {
-			c.errorLine(jsonrpc.CodeInvalidRequest, "invalid request")
+			if hasID {
+				// The id was readable, so the answer names it.
+				c.answer(rawID, jsonrpc.CodeInvalidRequest, "invalid request", nil)
+			} else {
+				c.errorLine(jsonrpc.CodeInvalidRequest, "invalid request")
+			}
 			continue
 		}
 		if req, ok := msg.(*jsonrpc.Request); ok {
@@ -395,11 +401,7 @@ func (c *frameConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		return nil
 	}
 	if r.Error != nil {
-		var we *jsonrpc.Error
-		if !errors.As(r.Error, &we) || we.Code == 0 {
-			// Every error has a real code; the SDK's plain errors are internal.
-			r = &jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: r.Error.Error()}}
-		}
+		r = &jsonrpc.Response{ID: r.ID, Error: publicError(r.Error)}
 	}
 	b, err := jsonrpc.EncodeMessage(r)
 	if err != nil {
@@ -425,3 +427,24 @@ func (c *frameConn) Close() error {
 }
 
 func (c *frameConn) SessionID() string { return "" }
+
+// publicError is the error a client is sent: a real code, and a message
+// that never repeats what the client sent. The SDK's own messages quote
+// the params it could not decode and the method it does not know, which
+// may hold anything (a credential pasted into a field); they become fixed
+// sentences. A params decoding failure is -32602, whatever the SDK said.
+func publicError(err error) *jsonrpc.Error {
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) {
+		we = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	switch {
+	case strings.Contains(we.Message, "unmarshaling") || strings.Contains(we.Message, "invalid params"):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params"}
+	case we.Code == jsonrpc.CodeMethodNotFound:
+		return &jsonrpc.Error{Code: we.Code, Message: "method not found"}
+	case we.Code == 0 || we.Code == jsonrpc.CodeInternalError:
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"}
+	}
+	return we
+}
