@@ -180,19 +180,24 @@ func (m *module) publish(proxy, version string, at time.Time) error {
 // PublishTree publishes the working tree at repo as version of both modules,
 // the adapter requiring the root at that same version, as a release would.
 func PublishTree(repo, proxy, version string, at time.Time) error {
-	root, err := readModule(repo, ".", RootModule)
+	root, mcp, err := readPinned(repo, version)
 	if err != nil {
-		return err
-	}
-	mcp, err := readModule(repo, mcpDir, MCPModule)
-	if err != nil {
-		return err
-	}
-	if err := pinRoot(mcp, root, version); err != nil {
 		return err
 	}
 	if err := root.publish(proxy, version, at); err != nil {
 		return err
 	}
 	return mcp.publish(proxy, version, at)
+}
+
+// readPinned reads both modules of the tree at repo, the adapter's go.mod
+// and go.sum rewritten to require the root at version.
+func readPinned(repo, version string) (root, mcp *module, err error) {
+	if root, err = readModule(repo, ".", RootModule); err != nil {
+		return nil, nil, err
+	}
+	if mcp, err = readModule(repo, mcpDir, MCPModule); err != nil {
+		return nil, nil, err
+	}
+	return root, mcp, pinRoot(mcp, root, version)
 }

@@ -60,15 +60,8 @@ func Tag(repo, version string, out io.Writer) error {
 	if err := os.WriteFile(filepath.Join(repo, "go.work"), work, 0o644); err != nil {
 		return err
 	}
-	root, err := readModule(repo, ".", RootModule)
+	_, mcp, err := readPinned(repo, version)
 	if err != nil {
-		return err
-	}
-	mcp, err := readModule(repo, mcpDir, MCPModule)
-	if err != nil {
-		return err
-	}
-	if err := pinRoot(mcp, root, version); err != nil {
 		return err
 	}
 	for _, f := range []string{"go.mod", "go.sum"} {
