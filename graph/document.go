@@ -122,12 +122,24 @@ var headingRe = regexp.MustCompile(`(?m)^#` + guard.SpaceClass + `+(.+)$`)
 // as written, without its extension). A heading of only spaces gives "",
 // which search shows as the id, as the reference does.
 func DeriveTitle(body, name string) string {
-	fences := fencedRanges(body)
-	for _, m := range headingRe.FindAllStringSubmatchIndex(body, -1) {
-		if inRanges(fences, m[0]) {
-			continue
+	// The first heading is almost always near the top: look for one
+	// heading at a time (listing them all cost a third of a cold call), and
+	// find the fences only in a body that has a fence mark at all.
+	var fences [][2]int
+	if strings.Contains(body, "```") || strings.Contains(body, "~~~") {
+		fences = fencedRanges(body)
+	}
+	for off := 0; off < len(body); {
+		m := headingRe.FindStringSubmatchIndex(body[off:])
+		if m == nil {
+			break
 		}
-		return TrimText(guard.TrimSpace(body[m[2]:m[3]]), limits.MaxTitleChars)
+		if !inRanges(fences, off+m[0]) {
+			return TrimText(guard.TrimSpace(body[off+m[2]:off+m[3]]), limits.MaxTitleChars)
+		}
+		// The match ends before a line break (or at the end), so the rest
+		// never starts a line the search would take for a new one.
+		off += m[1]
 	}
 	return name
 }
