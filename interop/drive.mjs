@@ -10,6 +10,7 @@ import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { tally } from './tally.mjs';
 
 const [bin, workspace] = process.argv.slice(2);
 if (!bin || !workspace) {
@@ -21,17 +22,7 @@ const args = ['--workspace', 'docs', workspace, '--observability', 'off'];
 // serverInfo.version must be the string --version prints.
 const builtVersion = execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim().replace(/^vivary-mcp /, '');
 const wantTools = ['vivary_find', 'vivary_query', 'vivary_check', 'vivary_capsule'];
-let failed = 0;
-let passed = 0;
-
-function check(name, ok, detail) {
-  if (ok) {
-    passed++;
-  } else {
-    failed++;
-    console.error(`FAIL ${name}${detail ? ': ' + detail : ''}`);
-  }
-}
+const { check, fail, finish } = tally('interop');
 
 async function exercise(label, client, wantVersion) {
   const server = client.getServerVersion();
@@ -99,8 +90,6 @@ try {
   await v2('legacy', '2025-11-25');
   await v1();
 } catch (e) {
-  failed++;
-  console.error('FAIL interop run:', e);
+  fail('interop run', e);
 }
-console.log(`interop: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();

@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tally } from './tally.mjs';
 
 const [readmePath, binDir, workspace] = process.argv.slice(2);
 if (!readmePath || !binDir || !workspace) {
@@ -19,17 +20,7 @@ if (!readmePath || !binDir || !workspace) {
 }
 const here = dirname(fileURLToPath(import.meta.url));
 const placeholder = '/abs/path/to/notes';
-let failed = 0;
-let passed = 0;
-
-function check(name, ok, detail) {
-  if (ok) {
-    passed++;
-  } else {
-    failed++;
-    console.error(`FAIL ${name}${detail ? ': ' + detail : ''}`);
-  }
-}
+const { check, fail, finish } = tally('hosts');
 
 // recipes maps each client heading to its fenced blocks, in order.
 function recipes(text) {
@@ -137,5 +128,4 @@ const realPath = (s) => s.split(placeholder).join(workspace);
   rmSync(f.root, { recursive: true, force: true });
 }
 
-console.log(`hosts: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();
