@@ -3,12 +3,10 @@ package search
 import (
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/vivary-dev/vivary-go/graph"
-	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/snapshot"
 )
 
@@ -145,36 +143,15 @@ func NewIndex() *Index {
 // Snapshot is the snapshot the index describes.
 func (ix *Index) Snapshot() *snapshot.Snapshot { return ix.snap }
 
-// Update makes the index describe s: from the snapshot's change list when
-// it follows the indexed one directly, else by comparing documents (a
-// kept document is the very same pointer).
+// Update makes the index describe s by comparing documents: a document
+// the snapshot kept in place is the very same pointer, and one read again
+// (changed, or under a changed policy) is not, so only those are indexed
+// again.
 func (ix *Index) Update(s *snapshot.Snapshot) {
 	if ix.snap == s {
 		return
 	}
-	var gone []*graph.Document
-	var added []int
-	if c := s.Changes; ix.snap != nil && c != nil && !c.Full && c.Since == ix.snap.Generation && ix.snap.Generation+1 == s.Generation {
-		old := pathIndex(ix.snap.Docs)
-		for _, p := range append(append([]string{}, c.Removed...), c.Changed...) {
-			if i, ok := old(p); ok {
-				gone = append(gone, ix.snap.Docs[i])
-			}
-		}
-		now := pathIndex(s.Docs)
-		for _, p := range append(append([]string{}, c.Added...), c.Changed...) {
-			if i, ok := now(p); ok {
-				added = append(added, i)
-			}
-		}
-		// A document kept in place is the same pointer; one read again is
-		// not, even when its path was not listed (a changed policy re-reads).
-		if len(ix.bySlot)-len(gone)+len(added) != len(s.Docs) {
-			gone, added = ix.diff(s)
-		}
-	} else {
-		gone, added = ix.diff(s)
-	}
+	gone, added := ix.diff(s)
 	for _, d := range gone {
 		ix.remove(d)
 	}
@@ -209,13 +186,6 @@ func (ix *Index) Update(s *snapshot.Snapshot) {
 		ix.resolved[id] = true
 	}
 	ix.snap = s
-}
-
-func pathIndex(docs []*graph.Document) func(string) (int, bool) {
-	return func(p string) (int, bool) {
-		i := sort.Search(len(docs), func(i int) bool { return guard.Compare(docs[i].Path, p) >= 0 })
-		return i, i < len(docs) && docs[i].Path == p
-	}
 }
 
 // diff finds the indexed documents s no longer holds and those it adds.

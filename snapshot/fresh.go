@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -97,18 +96,6 @@ type feed interface {
 	close()
 }
 
-// Changes is what a Source's new snapshot changed against the one it
-// served before (Since is that one's Generation): the documents added,
-// whose content changed, and removed, by path. Full says the type policy
-// or the privacy policy changed too, so everything derived from every
-// document must be rebuilt. A consumer that keeps a per-document index can
-// update just these documents when its index is of generation Since.
-type Changes struct {
-	Since                   uint64
-	Full                    bool
-	Added, Changed, Removed []string
-}
-
 // Source serves snapshots of one bound workspace to a long-lived process. It
 // keeps the last snapshot in memory (never on disk) and reuses it only after
 // proving it still describes the tree, so a changed, added, deleted or newly
@@ -131,7 +118,6 @@ type Source struct {
 	mu   sync.Mutex
 	snap *Snapshot
 	feed feed
-	gen  uint64
 }
 
 // NewSource returns a Source over ws; opt applies to every snapshot it takes.
@@ -184,17 +170,9 @@ func (s *Source) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.gen++
-	snap.Generation = s.gen
-	if s.snap = snap; prevOK(prev, s.gen) {
-		snap.Changes = diff(prev, snap)
-	} else {
-		snap.Changes = &Changes{Since: s.gen - 1, Full: true}
-	}
+	s.snap = snap
 	return snap, nil
 }
-
-func prevOK(prev *Snapshot, gen uint64) bool { return prev != nil && prev.Generation == gen-1 }
 
 // check decides whether prev still describes the tree. When it does not,
 // changed names the paths the feed saw change (nil when it cannot say), and
@@ -217,34 +195,4 @@ func (s *Source) check(prev *Snapshot) (fresh bool, changed map[string]bool, reu
 		return true, nil, false
 	}
 	return false, nil, true
-}
-
-// diff is what changed from prev to next: documents added, read again
-// (their text or stamps changed) and removed, by path; Full when the type
-// policy changed, which changes the analysis of every document.
-func diff(prev, next *Snapshot) *Changes {
-	c := &Changes{Since: prev.Generation}
-	a, errA := prev.configDigest()
-	b, errB := next.configDigest()
-	c.Full = errA != nil || errB != nil || a != b
-	old := make(map[string]*graph.Document, len(prev.Docs))
-	for _, d := range prev.Docs {
-		old[d.Path] = d
-	}
-	for _, d := range next.Docs {
-		was, ok := old[d.Path]
-		switch {
-		case !ok:
-			c.Added = append(c.Added, d.Path)
-		case was != d:
-			c.Changed = append(c.Changed, d.Path)
-		}
-		delete(old, d.Path)
-	}
-	for _, d := range prev.Docs {
-		if _, gone := old[d.Path]; gone {
-			c.Removed = append(c.Removed, d.Path)
-		}
-	}
-	return c
 }

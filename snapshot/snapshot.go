@@ -40,11 +40,7 @@ type Snapshot struct {
 	// Unreadable are the admitted documents whose read failed (changed
 	// while read, or unavailable), in path order: names the policy let
 	// through, so a message may show them.
-	Unreadable []string
-	// Generation counts the snapshots a Source has served (0 from Take);
-	// Changes says what changed against the one before (nil from Take).
-	Generation  uint64
-	Changes     *Changes
+	Unreadable  []string
 	configFiles []configFile
 	stamps      []stamp
 	racy        bool // some input changed too close to the snapshot to trust its stamps
