@@ -99,6 +99,7 @@ func main() {
 	withGit := flag.Bool("git", true, "measure the same tree as a Git worktree too")
 	withMCP := flag.Bool("mcp", true, "measure warm calls over MCP (a vivary-mcp process per workspace)")
 	warmRoot := flag.String("warm", "", "internal: measure the warm calls on this workspace in this process and print them")
+	noteBytes := flag.Int("note-bytes", 5000, "body bytes per generated note (the big-vault figures use 7400, like the vaults issue 11 measured)")
 	gen := flag.String("gen", "", "only write the generated workspace of -notes notes into this new folder, for measuring by hand")
 	mcpOnly := flag.String("mcp-only", "", "only measure warm calls over MCP on this existing workspace (one written by -gen)")
 	flag.Parse()
@@ -110,7 +111,7 @@ func main() {
 		return
 	}
 	if *gen != "" {
-		if err := benchgen.Write(*gen, *notes, 5000); err != nil {
+		if err := benchgen.Write(*gen, *notes, *noteBytes); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -123,7 +124,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*notes, *runs, *withGit, *withMCP); err != nil {
+	if err := run(*notes, *noteBytes, *runs, *withGit, *withMCP); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -145,7 +146,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) 
 
 func ratio(d, floor time.Duration) string { return fmt.Sprintf("%.2fx", float64(d)/float64(floor)) }
 
-func run(notes, runs int, withGit, withMCP bool) error {
+func run(notes, noteBytes, runs int, withGit, withMCP bool) error {
 	rg, err := findRipgrep()
 	if err != nil {
 		return err
@@ -171,7 +172,7 @@ func run(notes, runs int, withGit, withMCP bool) error {
 		roots = append(roots, inGit)
 	}
 	for _, root := range roots {
-		if err := benchgen.Write(root, notes, 5000); err != nil {
+		if err := benchgen.Write(root, notes, noteBytes); err != nil {
 			return err
 		}
 	}
