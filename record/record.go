@@ -26,6 +26,7 @@ import (
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/snapshot"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
 
@@ -225,6 +226,11 @@ func validate(ctx context.Context, reader *produce.Reader, dest, wantType string
 	snap, err := reader.Snapshot(ctx)
 	if err != nil {
 		return fail("record target must be healthy before planning a write; create-vivary doctor says what to fix")
+	}
+	// A record every read would drop for its content is refused before it
+	// is written; the message names neither the match nor where it is.
+	if snapshot.Screen(strings.ToValidUTF8(string(source), "\ufffd"), reader.Workspace().Root()) != "" {
+		return fail("record source holds what looks like a credential or this machine's workspace path, so every read would leave the record out; remove it from the source (keep secrets in an ignored file) and preview again")
 	}
 	d := graph.Analyze(snap.Config, dest, filepath.Base(reader.Workspace().Root()), string(source), 1, 1)
 	ids := map[string]bool{d.ID: true}

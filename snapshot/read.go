@@ -99,7 +99,7 @@ func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, root
 		text = strings.ToValidUTF8(text, "\ufffd")
 		data = []byte(text)
 	}
-	if why := screen(text, root); why != "" {
+	if why := Screen(text, root); why != "" {
 		return docResult{outcome: why, info: info}
 	}
 	d := graph.Analyze(cfg, c.rel, rootName, text, info.Mtime, info.Ctime)
@@ -113,9 +113,11 @@ func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, root
 	return docResult{doc: d, info: info}
 }
 
-// screen is the content check every document passes before it is served:
-// it returns the omission reason that keeps the document out, or "".
-func screen(text, root string) string {
+// Screen is the content check every document passes before it is served:
+// it returns the omission reason that keeps the document out, or "". A
+// writer screens what it is about to write with it, so it never makes a
+// note every read then drops.
+func Screen(text, root string) string {
 	if guard.Credential(text) || guard.ContainsRoot(text, root) {
 		return "sensitive_content"
 	}
