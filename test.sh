@@ -52,6 +52,7 @@ done
 race='/(policy|produce|snapshot|workspace|search)(/|$)'
 echo "== vet"
 go vet ./...
+go vet -tags vivary_faults ./cmd/create-vivary # the crash-test build, else never compiled
 (cd mcp && go vet ./...)
 echo "== tests"
 go test -count=1 $(go list ./... | grep -Ev "$race")
