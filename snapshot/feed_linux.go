@@ -110,14 +110,21 @@ func (n *inotify) usable() bool {
 	return !n.broken
 }
 
+// content are the events that change what a file holds or its attributes
+// but leave every name where it was; every other event (create, delete,
+// move, a watch gone) changes the tree's shape.
+const content = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE
+
 // drain reads every queued event without blocking and returns the paths
-// they name. ok is false when the feed lost events (queue overflow), cannot
-// name what changed, or failed: the caller must then trust nothing it kept.
-func (n *inotify) drain() (changed map[string]bool, ok bool) {
+// they name, and whether any event changed the tree's shape (anything but
+// content events on files). ok is false when the feed lost events (queue
+// overflow), cannot name what changed, or failed: the caller must then
+// trust nothing it kept.
+func (n *inotify) drain() (changed map[string]bool, structural, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.broken {
-		return nil, false
+		return nil, false, false
 	}
 	changed = map[string]bool{}
 	var buf [64 << 10]byte
@@ -127,11 +134,11 @@ func (n *inotify) drain() (changed map[string]bool, ok bool) {
 			continue
 		}
 		if err == unix.EAGAIN {
-			return changed, true
+			return changed, structural, true
 		}
 		if err != nil || m <= 0 {
 			n.broken = true
-			return nil, false
+			return nil, false, false
 		}
 		for off := 0; off+unix.SizeofInotifyEvent <= m; {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
@@ -150,7 +157,7 @@ func (n *inotify) drain() (changed map[string]bool, ok bool) {
 			off += unix.SizeofInotifyEvent + nameLen
 			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
 				n.broken = true
-				return nil, false
+				return nil, false, false
 			}
 			rel, known := n.paths[ev.Wd]
 			if !known {
@@ -158,7 +165,12 @@ func (n *inotify) drain() (changed map[string]bool, ok bool) {
 				// pruned, a file since moved away): something changed
 				// that cannot be placed.
 				n.broken = true
-				return nil, false
+				return nil, false, false
+			}
+			if ev.Mask&^content != 0 {
+				// A folder's own event (IN_ISDIR) counts too: a folder
+				// whose mode changed may hide what it held.
+				structural = true
 			}
 			if ev.Mask&unix.IN_IGNORED != 0 {
 				delete(n.paths, ev.Wd)

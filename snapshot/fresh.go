@@ -89,9 +89,11 @@ type feed interface {
 	// pathWatch watches a file the snapshot stamps but never opens, and
 	// checks it still has the stamp it was judged by.
 	pathWatch(ws *workspace.Workspace, rel string, info workspace.Info)
-	// drain returns what changed since the last drain; ok is false when
-	// the feed cannot vouch for the tree any more.
-	drain() (changed map[string]bool, ok bool)
+	// drain returns what changed since the last drain, and whether any
+	// change was more than a file's content or attributes (a name created,
+	// deleted or moved); ok is false when the feed cannot vouch for the
+	// tree any more.
+	drain() (changed map[string]bool, structural, ok bool)
 	usable() bool
 	close()
 }
@@ -182,7 +184,7 @@ func (s *Source) check(prev *Snapshot) (fresh bool, changed map[string]bool, reu
 		return false, nil, false
 	}
 	if s.feed != nil && s.feed.usable() {
-		changed, ok := s.feed.drain()
+		changed, _, ok := s.feed.drain()
 		if ok {
 			if len(changed) == 0 && !prev.racyUnwatched && unchanged(s.ws, prev.unwatched, prev.outside) {
 				return true, nil, false
