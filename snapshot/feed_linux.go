@@ -52,12 +52,34 @@ var remote = map[int64]bool{
 	0x6E667364: true, // nfsd
 }
 
+// Test seams, nil outside tests. fsType stands in for the filesystem type
+// statfs reports for the root ("") or a walked folder; watchFault runs just
+// before each inotify_add_watch for rel, and an error it returns stands for
+// the kernel's (ENOSPC: the user's watch limit).
+var (
+	fsType     func(rel string, kernel int64) int64
+	watchFault func(rel string) error
+)
+
+// remoteFolder reports whether a folder's statfs, or its failure, rules out
+// trusting the feed for it.
+func remoteFolder(rel string, err error, st *unix.Statfs_t) bool {
+	if err != nil {
+		return true
+	}
+	t := int64(st.Type)
+	if fsType != nil {
+		t = fsType(rel, t)
+	}
+	return remote[t]
+}
+
 // newFeed starts a change feed for the tree at root, or returns nil when
 // the kernel cannot give one (no inotify, out of instances) or the tree
 // lives on a filesystem whose changes it may not see.
 func newFeed(root string) feed {
 	var st unix.Statfs_t
-	if unix.Statfs(root, &st) != nil || remote[int64(st.Type)] {
+	if remoteFolder("", unix.Statfs(root, &st), &st) {
 		return nil
 	}
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
@@ -71,14 +93,14 @@ func (n *inotify) watch(fd int, rel string, mask uint32, dir bool) {
 	if dir {
 		// A folder mounted from elsewhere is judged like the root.
 		var st unix.Statfs_t
-		if unix.Fstatfs(fd, &st) != nil || remote[int64(st.Type)] {
+		if remoteFolder(rel, unix.Fstatfs(fd, &st), &st) {
 			n.mu.Lock()
 			n.broken = true
 			n.mu.Unlock()
 			return
 		}
 	}
-	wd, err := unix.InotifyAddWatch(n.fd, "/proc/self/fd/"+strconv.Itoa(fd), mask)
+	wd, err := addWatch(n.fd, rel, "/proc/self/fd/"+strconv.Itoa(fd), mask)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err != nil {
@@ -88,11 +110,20 @@ func (n *inotify) watch(fd int, rel string, mask uint32, dir bool) {
 	n.paths[int32(wd)] = rel
 }
 
+func addWatch(fd int, rel, path string, mask uint32) (int, error) {
+	if watchFault != nil {
+		if err := watchFault(rel); err != nil {
+			return -1, err
+		}
+	}
+	return unix.InotifyAddWatch(fd, path, mask)
+}
+
 func (n *inotify) dirOpened(fd int, rel string)  { n.watch(fd, rel, dirMask, true) }
 func (n *inotify) fileOpened(fd int, rel string) { n.watch(fd, rel, fileMask, false) }
 
 func (n *inotify) pathWatch(ws *workspace.Workspace, rel string, info workspace.Info) {
-	wd, err := unix.InotifyAddWatch(n.fd, filepath.Join(ws.Root(), filepath.FromSlash(rel)), fileMask|unix.IN_DONT_FOLLOW)
+	wd, err := addWatch(n.fd, rel, filepath.Join(ws.Root(), filepath.FromSlash(rel)), fileMask|unix.IN_DONT_FOLLOW)
 	now, serr := ws.Lstat(rel)
 	n.mu.Lock()
 	defer n.mu.Unlock()

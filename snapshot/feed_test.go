@@ -14,6 +14,7 @@ import (
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/workspace"
 )
 
 // rounds is how many write-then-call rounds a freshness test runs:
@@ -123,19 +124,7 @@ var gitMutations = []mutation{
 func TestWriteThenCallAgreesWithAFreshSnapshot(t *testing.T) {
 	for _, git := range []bool{false, true} {
 		t.Run(map[bool]string{false: "outside Git", true: "in Git"}[git], func(t *testing.T) {
-			t.Setenv("HOME", t.TempDir())
-			t.Setenv("XDG_CONFIG_HOME", "")
-			testws.Write(t, t.TempDir(), "x", "") // a scratch dir beside the root for outside content
-			root := testws.Thin(t, map[string]string{"notes/a.md": "# A\n\n00\n", "notes/n0.md": "# N\n\nquokka\n"})
-			testws.Write(t, filepath.Dir(root), "outside/s.md", "# S\n\nZEBRAMARKER\n")
-			muts := mutations
-			if git {
-				os.Remove(filepath.Join(root, ".gitignore"))
-				testws.Write(t, root, ".gitignore", ".vivary/private/\n.vivary/runtime/\n")
-				testws.Git(t, root, "init", "-q")
-				muts = append(append([]mutation(nil), mutations...), gitMutations...)
-			}
-			ws := testws.Bind(t, root)
+			root, ws, muts := mutableTree(t, git)
 			src := NewSource(ws, Options{Watch: true})
 			defer src.Close()
 			rng := rand.New(rand.NewSource(7))
@@ -144,22 +133,7 @@ func TestWriteThenCallAgreesWithAFreshSnapshot(t *testing.T) {
 				m := muts[rng.Intn(len(muts))]
 				m.do(t, root, rng)
 				before := src.feed
-				got, err := src.Snapshot(bg)
-				want, werr := Take(bg, ws, Options{})
-				if (err == nil) != (werr == nil) {
-					t.Fatalf("round %d (%s): kept source says %v, a fresh snapshot %v", i, m.name, err, werr)
-				}
-				if err != nil {
-					continue
-				}
-				if got.Fingerprint != want.Fingerprint {
-					t.Fatalf("round %d (%s): the kept source served a stale answer:\n got %v %+v\nwant %v %+v", i, m.name, paths(got), got.Omissions, paths(want), want.Omissions)
-				}
-				for _, d := range got.Docs {
-					if strings.Contains(d.Text, "ZEBRAMARKER") {
-						t.Fatalf("round %d (%s): served a note from outside the workspace", i, m.name)
-					}
-				}
+				agrees(t, src, i, m.name)
 				if before != nil && before == src.feed && src.feed.usable() {
 					viaFeed++
 				}
@@ -168,6 +142,46 @@ func TestWriteThenCallAgreesWithAFreshSnapshot(t *testing.T) {
 				t.Fatalf("only %d of %d rounds were decided by the change feed", viaFeed, rounds(t))
 			}
 		})
+	}
+}
+
+// mutableTree is the workspace the mutations change, with a folder beside
+// it for outside content, in a Git worktree or not, and the mutations that
+// apply to it.
+func mutableTree(t *testing.T, git bool) (string, *workspace.Workspace, []mutation) {
+	t.Helper()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	root := testws.Thin(t, map[string]string{"notes/a.md": "# A\n\n00\n", "notes/n0.md": "# N\n\nquokka\n"})
+	testws.Write(t, filepath.Dir(root), "outside/s.md", "# S\n\nZEBRAMARKER\n")
+	if !git {
+		return root, testws.Bind(t, root), mutations
+	}
+	os.Remove(filepath.Join(root, ".gitignore"))
+	testws.Write(t, root, ".gitignore", ".vivary/private/\n.vivary/runtime/\n")
+	testws.Git(t, root, "init", "-q")
+	return root, testws.Bind(t, root), append(append([]mutation(nil), mutations...), gitMutations...)
+}
+
+// agrees makes one call through src, just after a change, and fails the
+// test unless it answers exactly as a fresh snapshot of the same tree.
+func agrees(t *testing.T, src *Source, round int, change string) {
+	t.Helper()
+	got, err := src.Snapshot(bg)
+	want, werr := Take(bg, src.Workspace(), Options{})
+	if (err == nil) != (werr == nil) {
+		t.Fatalf("round %d (%s): kept source says %v, a fresh snapshot %v", round, change, err, werr)
+	}
+	if err != nil {
+		return
+	}
+	if got.Fingerprint != want.Fingerprint {
+		t.Fatalf("round %d (%s): the kept source served a stale answer:\n got %v %+v\nwant %v %+v", round, change, paths(got), got.Omissions, paths(want), want.Omissions)
+	}
+	for _, d := range got.Docs {
+		if strings.Contains(d.Text, "ZEBRAMARKER") {
+			t.Fatalf("round %d (%s): served a note from outside the workspace", round, change)
+		}
 	}
 }
 
