@@ -4,12 +4,33 @@
 # interop check that drives vivary-mcp with the TypeScript SDK clients and
 # real hosts. internal/release's tests install the three binaries from a
 # file module proxy and vivary-mcp through its npm launcher, offline.
-# ./test.sh --stress instead runs the packages with timing-sensitive tests
-# three times in a row on a machine it saturates itself.
+# ./test.sh --stress [RUNS] [--freshness] instead runs the packages with
+# timing-sensitive tests RUNS times in a row (3 by default) on a machine it
+# saturates itself; --freshness limits every run to the freshness tests,
+# VIVARY_STRESS_RUN to any other `go test -run` pattern.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 if [ "${1:-}" = "--stress" ]; then
+  shift
+  runs=3
+  if [ -n "${1:-}" ] && [ "$1" != "--freshness" ]; then
+    runs=$1
+    shift
+  fi
+  pattern=${VIVARY_STRESS_RUN:-}
+  if [ "${1:-}" = "--freshness" ]; then
+    # A change that completed before a call is in its answer, by the feed,
+    # by stat and through every fallback between them.
+    pattern='^(TestWriteThenCallAgreesWithAFreshSnapshot|TestFeedFreshnessIsConstant|TestFallback.*|TestFreshness.*|TestUpdatedIndexAnswersAsAFreshOne)$'
+    shift
+  fi
+  if [ $# -gt 0 ] || ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
+    echo "usage: ./test.sh --stress [RUNS] [--freshness]" >&2
+    exit 2
+  fi
+  only=()
+  if [ -n "$pattern" ]; then only=(-run "$pattern"); fi
   # 2 x nproc busy loops, killed by pid however the script ends.
   hogs=()
   stop_hogs() {
@@ -22,14 +43,15 @@ if [ "${1:-}" = "--stress" ]; then
     (while :; do :; done) &
     hogs+=("$!")
   done
-  for run in 1 2 3; do
-    echo "== stress run $run of 3 (${#hogs[@]} busy loops, load $(cut -d' ' -f1-3 /proc/loadavg))"
-    # The freshness test's round count is coverage, not timing: fewer here.
-    VIVARY_FRESHNESS_ROUNDS=40 go test -count=1 -race ./policy/... ./produce/... ./snapshot/... ./workspace/...
-    go test -count=1 ./internal/cli/...
-    (cd mcp && go test -count=1 -race ./adapter/...)
+  start=$SECONDS
+  for run in $(seq "$runs"); do
+    echo "== stress run $run of $runs (${#hogs[@]} busy loops, load $(cut -d' ' -f1-3 /proc/loadavg))${pattern:+, only $pattern}"
+    # The freshness tests' round count is coverage, not timing: fewer here.
+    VIVARY_FRESHNESS_ROUNDS=40 go test -count=1 -race "${only[@]}" ./policy/... ./produce/... ./search/... ./snapshot/... ./workspace/...
+    go test -count=1 "${only[@]}" ./internal/cli/...
+    (cd mcp && go test -count=1 -race "${only[@]}" ./adapter/...)
   done
-  echo "== stress: 3 of 3 runs passed"
+  echo "== stress: $runs of $runs runs passed in $((SECONDS - start)) s (load $(cut -d' ' -f1-3 /proc/loadavg))"
   exit 0
 fi
 # The npm launcher test (internal/release) uses interop's Claude Code too.
