@@ -65,7 +65,7 @@ func TestFallbackWriteThenCall(t *testing.T) {
 				t.Fatal(err)
 			}
 			rng := rand.New(rand.NewSource(11))
-			n := rounds(t) / 2
+			n := rounds(t) / 5 // times five cases
 			for i := 0; i < n; i++ {
 				if c.arm != nil {
 					c.arm(t, src, root, i)
