@@ -80,6 +80,16 @@ var mutations = []mutation{
 			os.Link(filepath.Join(root, "notes", fmt.Sprintf("n%d.md", rng.Intn(6))), out)
 		}
 	}},
+	{"note edited in place", func(t *testing.T, root string, rng *rand.Rand) {
+		p := filepath.Join(root, "notes", fmt.Sprintf("n%d.md", rng.Intn(6)))
+		if f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0); err == nil {
+			f.WriteString(note(rng, "quokka", "bilby", "password = hunter2hunter2"))
+			f.Close()
+		}
+	}},
+	{"note's mode changed", func(t *testing.T, root string, rng *rand.Rand) {
+		os.Chmod(filepath.Join(root, "notes", fmt.Sprintf("n%d.md", rng.Intn(6))), []os.FileMode{0, 0o600, 0o644}[rng.Intn(3)])
+	}},
 	{"credential added", func(t *testing.T, root string, rng *rand.Rand) {
 		os.WriteFile(filepath.Join(root, "notes", fmt.Sprintf("n%d.md", rng.Intn(6))), []byte("# S\n\npassword = hunter2hunter2\n"), 0o644)
 	}},
@@ -128,7 +138,9 @@ func TestWriteThenCallAgreesWithAFreshSnapshot(t *testing.T) {
 			src := NewSource(ws, Options{Watch: true})
 			defer src.Close()
 			rng := rand.New(rand.NewSource(7))
-			viaFeed := 0
+			viaFeed, readmits := 0, 0
+			readmitted = func() { readmits++ }
+			defer func() { readmitted = nil }()
 			for i := 0; i < rounds(t); i++ {
 				m := muts[rng.Intn(len(muts))]
 				m.do(t, root, rng)
@@ -141,6 +153,10 @@ func TestWriteThenCallAgreesWithAFreshSnapshot(t *testing.T) {
 			if feedAvailable(root) && viaFeed < rounds(t)/2 {
 				t.Fatalf("only %d of %d rounds were decided by the change feed", viaFeed, rounds(t))
 			}
+			if feedAvailable(root) && readmits == 0 {
+				t.Fatalf("no round of %d read changed documents alone", rounds(t))
+			}
+			t.Logf("%d of %d rounds read changed documents alone", readmits, rounds(t))
 		})
 	}
 }

@@ -110,9 +110,18 @@ type feed interface {
 // outside the workspace). Nothing changed costs the same at any size. When
 // the feed cannot vouch (no inotify, a watch limit, a network or FUSE
 // filesystem, a queue overflow, any watch error), the call falls back to a
-// stat of every input, as without Watch. After a change, only documents
-// whose path changed or whose stamp differs are read again; the walk and
-// the admission run whole, so a changed policy input re-admits everything.
+// stat of every input, as without Watch.
+//
+// After a change the feed saw, when it saw only content changes (no name
+// created, deleted or moved) to documents the last snapshot read, and the
+// unwatched inputs kept their stamps, just those documents are read again,
+// under the admission they were read under, and the rest of the last
+// snapshot is kept as it was (readmit); the feed and the stats prove after
+// the reads that the policy held still. Anything else (a policy input, a
+// folder, a file left out unread, a name created or moved, a document that
+// is now another file, hard-linked or too large, a read that failed) walks
+// and admits the whole tree again, as a fresh snapshot does, and reads again
+// only documents whose path changed or whose stamp differs.
 // Safe for concurrent use.
 type Source struct {
 	ws   *workspace.Workspace
@@ -120,6 +129,9 @@ type Source struct {
 	mu   sync.Mutex
 	snap *Snapshot
 	feed feed
+	// pending are documents the feed saw change while the last snapshot
+	// was read: the next call reads them again.
+	pending map[string]bool
 }
 
 // NewSource returns a Source over ws; opt applies to every snapshot it takes.
@@ -148,15 +160,30 @@ func (s *Source) Snapshot(ctx context.Context) (*Snapshot, error) {
 	defer s.mu.Unlock()
 	prev := s.snap
 	var changed map[string]bool
-	reuse := false
+	reuse, contentOnly := false, false
 	if prev != nil {
 		var fresh bool
-		fresh, changed, reuse = s.check(prev)
+		fresh, changed, reuse, contentOnly = s.check(prev)
 		if fresh {
 			return prev, nil
 		}
 	}
+	// What was drained is in changed alone from here: a failed call must not
+	// leave prev to be served as fresh.
 	s.snap = nil
+	if contentOnly {
+		snap, err := readmit(ctx, s.ws, s.opt, s.feed, prev, changed)
+		if err != nil {
+			return nil, err
+		}
+		if snap != nil && s.held(prev, changed) {
+			if readmitted != nil {
+				readmitted()
+			}
+			s.snap = snap
+			return snap, nil
+		}
+	}
 	if s.opt.Watch && (s.feed == nil || !s.feed.usable()) {
 		if s.feed != nil {
 			s.feed.close()
@@ -176,25 +203,66 @@ func (s *Source) Snapshot(ctx context.Context) (*Snapshot, error) {
 	return snap, nil
 }
 
+// readmitted runs when a call was served by the per-document path; only
+// tests set it.
+var readmitted func()
+
 // check decides whether prev still describes the tree. When it does not,
-// changed names the paths the feed saw change (nil when it cannot say), and
-// reuse says whether documents with unchanged stamps may be kept.
-func (s *Source) check(prev *Snapshot) (fresh bool, changed map[string]bool, reuse bool) {
+// changed names the paths the feed saw change (nil when it cannot say),
+// reuse says whether documents with unchanged stamps may be kept, and
+// contentOnly whether the per-document path may be tried: the feed saw
+// only content changes, and the inputs it does not watch kept their stamps.
+func (s *Source) check(prev *Snapshot) (fresh bool, changed map[string]bool, reuse, contentOnly bool) {
+	pending := s.pending
+	s.pending = nil
 	if s.ws.Check() != nil {
-		return false, nil, false
+		return false, nil, false, false
 	}
 	if s.feed != nil && s.feed.usable() {
-		changed, _, ok := s.feed.drain()
+		changed, structural, ok := s.feed.drain()
 		if ok {
-			if len(changed) == 0 && !prev.racyUnwatched && unchanged(s.ws, prev.unwatched, prev.outside) {
-				return true, nil, false
+			for rel := range pending {
+				changed[rel] = true
 			}
-			return false, changed, true
+			still := !prev.racyUnwatched && unchanged(s.ws, prev.unwatched, prev.outside)
+			if len(changed) == 0 && still {
+				return true, nil, false, false
+			}
+			return false, changed, true, still && !structural
 		}
+	}
+	if len(pending) > 0 {
+		// What the feed saw went with it: keep nothing.
+		return false, nil, false, false
 	}
 	// No feed to trust: every stamp decides, as everywhere else.
 	if prev.Fresh(s.ws) {
-		return true, nil, false
+		return true, nil, false, false
 	}
-	return false, nil, true
+	return false, nil, true, false
+}
+
+// held proves, after readmit read, that the policy held still through the
+// reads, as the stat after a full take's reads does: the feed saw nothing
+// since but content changes to documents prev read, which the next call
+// reads again, and the inputs it does not watch kept their stamps. When it
+// cannot, changed gains what the feed saw, for the full path.
+func (s *Source) held(prev *Snapshot, changed map[string]bool) bool {
+	more, structural, ok := s.feed.drain()
+	for rel := range more {
+		changed[rel] = true
+	}
+	if !ok || structural {
+		return false
+	}
+	for rel := range more {
+		if _, job := prev.plan.index[rel]; !job {
+			return false
+		}
+	}
+	if !unchanged(s.ws, prev.unwatched, prev.outside) {
+		return false
+	}
+	s.pending = more
+	return true
 }
