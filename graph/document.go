@@ -13,6 +13,7 @@ import (
 	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/workspace"
 )
 
 // Edge is one ref from a document's frontmatter.
@@ -22,16 +23,21 @@ type Edge struct {
 	Line  int    `json:"-"`
 }
 
-// Document is one admitted, analysed Markdown file.
+// Document is one admitted, analysed Markdown file. It holds no part of
+// the file's text (its strings are copies), so the text is garbage once
+// analysed: a producer that needs the bytes reads them again under Stamp
+// and Digest (snapshot.Text).
 type Document struct {
-	Path        string
-	Type        string // "" when untyped
-	ID          string
-	Title       string
-	Created     string
-	Updated     string
-	Text        string // full decoded text, frontmatter included
-	Digest      string // hex SHA-256 of Text, set by the snapshot
+	Path    string
+	Type    string // "" when untyped
+	ID      string
+	Title   string
+	Created string
+	Updated string
+	// Digest is the hex SHA-256 of the bytes read (after UTF-8 repair) and
+	// Stamp the identity they were read under; both set by the snapshot.
+	Digest      string
+	Stamp       workspace.Info
 	FM          *Frontmatter
 	Edges       []Edge
 	Findings    []Finding
@@ -221,10 +227,13 @@ func localDate(ns int64) string {
 // findings except W220, which needs the whole graph.
 func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64) *Document {
 	text = strings.TrimPrefix(text, "\ufeff")
-	d := &Document{Path: rel, Text: text, Type: TypeFor(cfg, rel)}
+	d := &Document{Path: rel, Type: TypeFor(cfg, rel)}
 	fmText, body, unclosed, has := Split(text)
+	// Copies: a substring would keep the whole text alive (or, in a reused
+	// read buffer, change under the document).
+	fmText = strings.Clone(fmText)
 	d.ID = DeriveID(rel, rootName)
-	d.Title = DeriveTitle(body, stripExt(rel[strings.LastIndexByte(rel, '/')+1:]))
+	d.Title = strings.Clone(DeriveTitle(body, stripExt(rel[strings.LastIndexByte(rel, '/')+1:])))
 	created := mtime
 	if ctime > 0 && ctime < created {
 		created = ctime

@@ -9,6 +9,7 @@ package produce
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -54,9 +55,9 @@ func NewServingReader(ws *workspace.Workspace) *Reader {
 	r := &Reader{ws: ws, index: search.NewIndex()}
 	// Until the first search, nothing is tokenized: a session that only
 	// checks never pays for the index, and its first call stays as quick.
-	r.options = snapshot.Options{Watch: true, Prepare: func(d *graph.Document) any {
+	r.options = snapshot.Options{Watch: true, Prepare: func(d *graph.Document, text string) any {
 		if r.searched.Load() {
-			return search.Prepare(d)
+			return search.Prepare(d, text)
 		}
 		return nil
 	}}
@@ -95,20 +96,57 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
 func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, []projected, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	snap, err := r.src(true).Snapshot(ctx)
-	if err != nil {
-		return nil, nil, err
+	src := r.src(true)
+	for retried := false; ; retried = true {
+		snap, err := src.Snapshot(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		read := r.read(ctx)
+		var hits []search.Hit
+		if err = r.index.Update(snap, read); err == nil {
+			q := a.query()
+			q.Read = read
+			hits, err = r.index.Search(ctx, q)
+		}
+		switch {
+		case errors.Is(err, snapshot.ErrStale) && !retried:
+			// A document is no longer what the snapshot screened and
+			// analysed: read the tree afresh, once.
+			src.Forget(snap)
+			continue
+		case errors.Is(err, snapshot.ErrStale):
+			return nil, nil, reasonProducer("documents changed on disk while the answer was made; ask again")
+		case err != nil:
+			if err := cancelled(ctx); err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, reason.Wrap(reason.ProducerUnavailable, "the search failed", err)
+		}
+		proj, err := project(hits)
+		if err != nil {
+			return nil, nil, err
+		}
+		return snap, proj, nil
 	}
-	r.index.Update(snap)
-	hits, err := r.index.Search(ctx, a.query())
-	if err != nil {
-		return nil, nil, cancelled(ctx)
+}
+
+// beforeServe, when set, runs before a document's text is read again for
+// an answer; only tests set it.
+var beforeServe func(rel string)
+
+// read gives the search a document's text, read again: a snapshot keeps
+// none. It is exactly the snapshot's bytes or snapshot.ErrStale.
+func (r *Reader) read(ctx context.Context) search.Read {
+	return func(d *graph.Document) (string, error) {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		if beforeServe != nil {
+			beforeServe(d.Path)
+		}
+		return snapshot.Text(r.ws, d)
 	}
-	proj, err := project(hits)
-	if err != nil {
-		return nil, nil, err
-	}
-	return snap, proj, nil
 }
 
 func cancelled(ctx context.Context) error {

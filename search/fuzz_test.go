@@ -31,7 +31,7 @@ func FuzzSnippet(f *testing.F) {
 			qt[term] = i
 			idfs[i] = 1
 		}
-		s, ok := snippet(d, qt, idfs, limit, nil)
+		s, ok := snippet(d, text, qt, idfs, limit, nil)
 		if !ok {
 			return
 		}

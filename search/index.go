@@ -27,9 +27,9 @@ type posting struct {
 	tf   [nFields]uint8
 }
 
+// plist is the postings of one term, in slot order; only live slots.
 type plist struct {
-	ps []posting // may hold dead slots until the next compaction
-	df int32     // live documents holding the term
+	ps []posting
 }
 
 // Prepared is what the snapshot's read pass computes per document for the
@@ -62,10 +62,11 @@ type scratch struct {
 
 var scratches = sync.Pool{New: func() any { return &scratch{at: map[string]int32{}} }}
 
-// Prepare tokenizes d for the index; it is snapshot.Options.Prepare.
-func Prepare(d *graph.Document) any { return prepare(d) }
+// Prepare tokenizes d, whose text is text, for the index; it is
+// snapshot.Options.Prepare.
+func Prepare(d *graph.Document, text string) any { return prepare(d, text) }
 
-func prepare(d *graph.Document) *Prepared {
+func prepare(d *graph.Document, text string) *Prepared {
 	sc := scratches.Get().(*scratch)
 	defer func() {
 		clear(sc.at)
@@ -95,20 +96,25 @@ func prepare(d *graph.Document) *Prepared {
 		add(fMeta, graph.Stringify(f.Value))
 	}
 	add(fPath, d.Path)
-	add(fBody, Body(d))
+	add(fBody, body(text))
 	p.blob, p.ends, p.tfs = string(sc.blob), slices.Clone(sc.ends), slices.Clone(sc.tfs)
 	p.idKey, p.titleKey = strings.Join(Terms(d.ID), "-"), strings.Join(Terms(d.Title), "-")
 	return p
 }
 
-// Body is the text of d after its frontmatter.
-func Body(d *graph.Document) string {
-	_, body, unclosed, _ := graph.Split(d.Text)
+// body is a document's text after its frontmatter.
+func body(text string) string {
+	_, b, unclosed, _ := graph.Split(text)
 	if unclosed {
-		return d.Text
+		return text
 	}
-	return body
+	return b
 }
+
+// Read returns the text of one of the snapshot's documents, exactly the
+// bytes the snapshot analysed (snapshot.Text), or an error; the index
+// holds no text.
+type Read func(d *graph.Document) (string, error)
 
 type slotDoc struct {
 	doc             *graph.Document // nil when dead
@@ -146,14 +152,17 @@ func (ix *Index) Snapshot() *snapshot.Snapshot { return ix.snap }
 // Update makes the index describe s by comparing documents: a document
 // the snapshot kept in place is the very same pointer, and one read again
 // (changed, or under a changed policy) is not, so only those are indexed
-// again.
-func (ix *Index) Update(s *snapshot.Snapshot) {
+// again. Documents the read pass did not tokenize are read with read; its
+// error leaves the index describing no snapshot.
+func (ix *Index) Update(s *snapshot.Snapshot, read Read) error {
 	if ix.snap == s {
-		return
+		return nil
 	}
 	gone, added := ix.diff(s)
-	for _, d := range gone {
-		ix.remove(d)
+	ix.remove(gone)
+	ix.snap = nil
+	if len(gone)+len(added) > 0 {
+		ix.weights = nil
 	}
 	prepared := make([]*Prepared, len(added))
 	var missing []int
@@ -165,27 +174,36 @@ func (ix *Index) Update(s *snapshot.Snapshot) {
 			missing = append(missing, j)
 		}
 	}
-	// Documents the read pass did not tokenize (the first search of a
-	// session, or a reader that did not prepare) are tokenized on every core.
+	// Documents the read pass did not tokenize (a reader whose first
+	// snapshot did not prepare, or a second index over one snapshot) are
+	// read again and tokenized on every core.
+	errs := make([]error, len(missing))
 	parallel(len(missing), func(lo, hi int) {
-		for _, j := range missing[lo:hi] {
-			prepared[j] = prepare(s.Docs[added[j]])
+		for k := lo; k < hi; k++ {
+			d := s.Docs[added[missing[k]]]
+			var text string
+			if text, errs[k] = read(d); errs[k] == nil {
+				prepared[missing[k]] = prepare(d, text)
+			}
 		}
 	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
 	for j, i := range added {
 		ix.add(s.Docs[i], prepared[j])
 	}
 	if dead := len(ix.slots) - ix.live; dead > 1024 && dead > ix.live {
 		ix.compact()
 	}
-	if len(gone)+len(added) > 0 {
-		ix.weights = nil
-	}
 	ix.resolved = make(map[string]bool, len(s.Graph.Nodes))
 	for id := range s.Graph.Nodes {
 		ix.resolved[id] = true
 	}
 	ix.snap = s
+	return nil
 }
 
 // diff finds the indexed documents s no longer holds and those it adds.
@@ -207,9 +225,6 @@ func (ix *Index) diff(s *snapshot.Snapshot) (gone []*graph.Document, added []int
 }
 
 func (ix *Index) add(d *graph.Document, p *Prepared) {
-	if p == nil || (p.ends == nil && p.lens != [nFields]int32{}) {
-		p = prepare(d)
-	}
 	slot := uint32(len(ix.slots))
 	ix.slots = append(ix.slots, slotDoc{doc: d, lens: p.lens, idKey: p.idKey, titleKey: p.titleKey})
 	ix.bySlot[d] = slot
@@ -225,31 +240,40 @@ func (ix *Index) add(d *graph.Document, p *Prepared) {
 			ix.post[strings.Clone(term)] = pl
 		}
 		pl.ps = append(pl.ps, posting{slot: slot, tf: tf})
-		pl.df++
 	})
 	// The terms live on in the postings; the snapshot keeps only the lengths.
 	p.blob, p.ends, p.tfs = "", nil, nil
 }
 
-func (ix *Index) remove(d *graph.Document) {
-	slot, ok := ix.bySlot[d]
-	if !ok {
+// remove drops documents from the index. Their terms are not kept (nor
+// their text), so one pass over every posting list drops their slots.
+func (ix *Index) remove(gone []*graph.Document) {
+	if len(gone) == 0 {
 		return
 	}
-	delete(ix.bySlot, d)
-	sd := &ix.slots[slot]
-	for f := range nFields {
-		ix.sumLen[f] -= int64(sd.lens[f])
+	for _, d := range gone {
+		slot := ix.bySlot[d]
+		delete(ix.bySlot, d)
+		sd := &ix.slots[slot]
+		for f := range nFields {
+			ix.sumLen[f] -= int64(sd.lens[f])
+		}
+		sd.doc = nil
+		ix.live--
 	}
-	prepare(d).each(func(term string, _ [nFields]uint8) {
-		if pl := ix.post[term]; pl != nil {
-			if pl.df--; pl.df <= 0 {
-				delete(ix.post, term)
+	for term, pl := range ix.post {
+		out := pl.ps[:0]
+		for _, p := range pl.ps {
+			if ix.slots[p.slot].doc != nil {
+				out = append(out, p)
 			}
 		}
-	})
-	sd.doc = nil
-	ix.live--
+		if len(out) == 0 {
+			delete(ix.post, term)
+		} else {
+			pl.ps = out
+		}
+	}
 }
 
 // compact drops dead slots and renumbers the live ones.
@@ -264,14 +288,9 @@ func (ix *Index) compact() {
 		}
 	}
 	for _, pl := range ix.post {
-		out := pl.ps[:0]
-		for _, p := range pl.ps {
-			if ix.slots[p.slot].doc != nil {
-				p.slot = renum[p.slot]
-				out = append(out, p)
-			}
+		for i := range pl.ps {
+			pl.ps[i].slot = renum[pl.ps[i].slot]
 		}
-		pl.ps = out
 	}
 	ix.slots = slots
 	ix.acc = nil

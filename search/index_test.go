@@ -8,15 +8,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/search"
 	"github.com/vivary-dev/vivary-go/snapshot"
+	"github.com/vivary-dev/vivary-go/workspace"
 )
 
+func read(ws *workspace.Workspace) search.Read {
+	return func(d *graph.Document) (string, error) { return snapshot.Text(ws, d) }
+}
+
 // render is the ranked paths, scores, reasons and snippets of a search.
-func render(t *testing.T, ix *search.Index, q string) string {
+func render(t *testing.T, ix *search.Index, ws *workspace.Workspace, q string) string {
 	t.Helper()
-	hits, err := ix.Search(context.Background(), search.Query{Text: q, K: 10, SnippetChars: 60})
+	hits, err := ix.Search(context.Background(), search.Query{Text: q, K: 10, SnippetChars: 60, Read: read(ws)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +63,15 @@ func TestUpdatedIndexAnswersAsAFreshOne(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix.Update(snap)
+		if err := ix.Update(snap, read(ws)); err != nil {
+			t.Fatal(err)
+		}
 		fresh := search.NewIndex()
-		fresh.Update(snap)
+		if err := fresh.Update(snap, read(ws)); err != nil {
+			t.Fatal(err)
+		}
 		for _, q := range []string{"quokka", "numbat wombat", "platypus", "bilby 12", "note"} {
-			if got, want := render(t, ix, q), render(t, fresh, q); got != want {
+			if got, want := render(t, ix, ws, q), render(t, fresh, ws, q); got != want {
 				t.Fatalf("step %d, %q: updated index\n%s\nfresh index\n%s", i, q, got, want)
 			}
 		}

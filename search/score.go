@@ -42,6 +42,9 @@ type Query struct {
 	// Safe says whether a text may be shown; a snippet that is not is
 	// replaced by the next best passage, or none.
 	Safe func(string) bool
+	// Read gives the text of the best few, for proximity and snippets; its
+	// error fails the search (never a partial answer).
+	Read Read
 }
 
 // Hit is one ranked document.
@@ -81,7 +84,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		pl := ix.post[t]
 		idf := 0.0
 		if pl != nil {
-			df := float64(pl.df)
+			df := float64(len(pl.ps))
 			idf = math.Log(1 + (n-df+0.5)/(df+0.5))
 		}
 		lists = append(lists, pl)
@@ -148,7 +151,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			}
 		}
 	}
-	// Proximity needs the text, so only the best few are looked at again.
+	// Proximity needs the text, so only the best few are read again.
 	pool := q.K + 10
 	var top []cand
 	consider := func(c cand) {
@@ -186,9 +189,25 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 	}
 	cands := top
+	texts := make(map[uint32]string, len(cands))
+	text := func(slot uint32) (string, error) {
+		t, ok := texts[slot]
+		if !ok {
+			var err error
+			if t, err = q.Read(ix.slots[slot].doc); err != nil {
+				return "", err
+			}
+			texts[slot] = t
+		}
+		return t, nil
+	}
 	if nWords > 1 {
 		for i := range cands {
-			cands[i].score += proximity(Body(ix.slots[cands[i].slot].doc), qt, idfs[:nWords])
+			t, err := text(cands[i].slot)
+			if err != nil {
+				return nil, err
+			}
+			cands[i].score += proximity(body(t), qt, idfs[:nWords])
 		}
 		sort.Slice(cands, func(i, j int) bool { return ix.less(&cands[i], &cands[j]) })
 	}
@@ -214,7 +233,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			h.Score += 20 * q.EdgeFilters
 			h.Reasons = append(h.Reasons, "edge filter match")
 		}
-		h.Snippet, h.HasSnippet = snippet(d, qt, idfs, q.SnippetChars, q.Safe)
+		if q.SnippetChars > 0 {
+			t, err := text(c.slot)
+			if err != nil {
+				return nil, err
+			}
+			h.Snippet, h.HasSnippet = snippet(d, t, qt, idfs, q.SnippetChars, q.Safe)
+		}
 		hits = append(hits, h)
 	}
 	return hits, nil

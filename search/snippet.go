@@ -13,20 +13,20 @@ type match struct {
 	term       int
 }
 
-// snippet is the passage of d that best shows why it matched, at most
+// snippet is the passage of d (whose text is text) that best shows why it matched, at most
 // limit characters with "..." where it was cut: the window of the body
 // (whitespace collapsed) holding the rarest query terms, most often, cut
 // at word boundaries; when only the frontmatter matched, its matching
 // fields as "key: value"; else the start of the body. The first candidate
 // safe to show wins; none when no safe text exists.
-func snippet(d *graph.Document, qt map[string]int, idfs []float64, limit int, safe func(string) bool) (string, bool) {
+func snippet(d *graph.Document, text string, qt map[string]int, idfs []float64, limit int, safe func(string) bool) (string, bool) {
 	if limit <= 0 {
 		return "", false
 	}
 	if safe == nil {
 		safe = func(string) bool { return true }
 	}
-	body := guard.CollapseSpace(withoutTitle(Body(d), d.Title))
+	body := guard.CollapseSpace(withoutTitle(body(text), d.Title))
 	var tries []string
 	if s, ok := bestWindow(body, qt, idfs, limit); ok {
 		tries = append(tries, s)

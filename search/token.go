@@ -2,8 +2,8 @@
 // identifiers whole and folds English plurals and verb forms, an inverted
 // index over five fields that a long-lived process updates per changed
 // document, BM25F scoring with a proximity bonus, and best-passage
-// snippets. It holds no text of its own beyond the terms: passages are cut
-// from the documents' text, which the snapshot keeps anyway.
+// snippets. It holds no text beyond the terms, and the snapshot keeps
+// none: proximity and passages read the best few documents again.
 package search
 
 import (

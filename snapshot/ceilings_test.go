@@ -66,7 +66,7 @@ func TestCeilingsAtMaxAndOver(t *testing.T) {
 	}
 	var read int64
 	for _, d := range base.Docs {
-		read += int64(len(d.Text))
+		read += d.Stamp.Size
 	}
 	for _, c := range base.configFiles {
 		read += int64(len(c.data))

@@ -314,7 +314,7 @@ func call(t *testing.T, src *Source, rel, word string) (*Snapshot, int) {
 	}
 	for _, d := range got.Docs {
 		if d.Path == rel {
-			if !strings.Contains(d.Text, word) {
+			if text, err := Text(src.Workspace(), d); err != nil || !strings.Contains(text, word) {
 				t.Fatalf("%s does not say %q: a change made before the call is not in its answer", rel, word)
 			}
 			return got, most

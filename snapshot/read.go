@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strings"
 	"sync"
@@ -61,10 +62,13 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 						continue
 					}
 				}
-				out[i] = readDocument(files, jobs[i], cfg, rootName, root)
-				if out[i].doc != nil && opt.Prepare != nil && !out[i].kept {
-					out[i].prepared = opt.Prepare(out[i].doc)
+				var text string
+				out[i], text = readDocument(files, jobs[i], cfg, rootName, root)
+				if out[i].doc != nil && opt.Prepare != nil {
+					out[i].prepared = opt.Prepare(out[i].doc, text)
 				}
+				// The text dies here: a producer that needs it reads it
+				// again (Text).
 			}
 		}()
 	}
@@ -80,37 +84,88 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 	return out, nil
 }
 
-func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, rootName, root string) docResult {
+// readDocument reads, screens and analyses one candidate; text is the
+// document's text, for Options.Prepare, which the result does not keep.
+func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, rootName, root string) (_ docResult, text string) {
 	want := c.info
 	data, info, err := files.ReadFile(c.rel, ceilings.file, &want)
 	switch {
 	case err == workspace.ErrChanged, err == workspace.ErrTooLarge:
 		// The walk saw it within the limit: it grew while it was read.
-		return docResult{outcome: "changed"}
+		return docResult{outcome: "changed"}, ""
 	case err != nil:
-		return docResult{outcome: "unavailable"}
+		return docResult{outcome: "unavailable"}, ""
 	}
 	// info is the identity the read verified; omissions below keep it as
 	// their stamp.
-	// The buffer is never written again, so the text shares it instead of
-	// copying 24 MiB per cold call.
-	text := unsafe.String(unsafe.SliceData(data), len(data))
-	if !utf8.Valid(data) {
-		text = strings.ToValidUTF8(text, "\ufffd")
-		data = []byte(text)
-	}
+	text, data = decode(data)
 	if why := Screen(text, root); why != "" {
-		return docResult{outcome: why, info: info}
+		return docResult{outcome: why, info: info}, ""
 	}
 	d := graph.Analyze(cfg, c.rel, rootName, text, info.Mtime, info.Ctime)
 	if guard.Credential(d.ID) {
 		// An id the credential screen matches (slugify lower-cases a file
 		// or folder name, which can make one) is a secret name: the note is
 		// dropped here rather than failing every call that would list it.
-		return docResult{outcome: "sensitive_name", info: info}
+		return docResult{outcome: "sensitive_name", info: info}, ""
 	}
-	d.Digest = hexSHA(data) // data holds d.Text
-	return docResult{doc: d, info: info}
+	d.Digest, d.Stamp = hexSHA(data), info
+	return docResult{doc: d, info: info}, strings.TrimPrefix(text, "\ufeff")
+}
+
+// decode is the text of the bytes read, invalid UTF-8 replaced, and the
+// bytes that text holds (what the digest is of). The text shares the read
+// buffer, which is never written again, instead of copying it.
+func decode(data []byte) (string, []byte) {
+	text := unsafe.String(unsafe.SliceData(data), len(data))
+	if !utf8.Valid(data) {
+		text = strings.ToValidUTF8(text, "\ufffd")
+		data = []byte(text)
+	}
+	return text, data
+}
+
+// ErrStale says a document's bytes are no longer those its snapshot
+// screened and analysed.
+var ErrStale = errors.New("a document changed after the snapshot read it")
+
+// reread, when set, sees the bytes Text read before they are checked; only
+// tests set it, to stand for a rewrite that kept every stamp.
+var reread func(rel string, data []byte) []byte
+
+// Text reads the text of d again, for a producer that needs its bytes
+// (snippets, proximity, tokenizing): a snapshot keeps no text, which would
+// cost as much memory as the corpus. The read is the snapshot's own (no
+// link followed, the file's identity checked against the stamp d was read
+// under, before and after) and the bytes must have d's digest, so what is
+// served is exactly what was screened and analysed; anything else is
+// ErrStale and nothing of the new bytes is returned. Safe for concurrent
+// use.
+func Text(ws *workspace.Workspace, d *graph.Document) (string, error) {
+	want := d.Stamp
+	data, _, err := ws.ReadFile(d.Path, ceilings.file, &want)
+	if err != nil {
+		return "", ErrStale
+	}
+	if reread != nil {
+		data = reread(d.Path, data)
+	}
+	text, data := decode(data)
+	if hexSHA(data) != d.Digest {
+		return "", ErrStale
+	}
+	return strings.TrimPrefix(text, "\ufeff"), nil
+}
+
+// Forget drops snap if it is the kept snapshot, so the next call takes a
+// new one from scratch: for a caller whose Text of one of its documents
+// was ErrStale.
+func (s *Source) Forget(snap *Snapshot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.snap == snap {
+		s.snap = nil
+	}
 }
 
 // Screen is the content check every document passes before it is served:

@@ -49,7 +49,7 @@ func readmitSource(t *testing.T, git bool, extra map[string]string) (string, *fo
 	}
 	time.Sleep(80 * time.Millisecond) // past the racy window
 	f := &follow{}
-	f.src = NewSource(testws.Bind(t, root), Options{Watch: true, Prepare: func(*graph.Document) any { f.reads.Add(1); return nil }})
+	f.src = NewSource(testws.Bind(t, root), Options{Watch: true, Prepare: func(*graph.Document, string) any { f.reads.Add(1); return nil }})
 	beforeList = func(string) { f.lists.Add(1) }
 	readmitted = func() { f.readmits.Add(1) }
 	t.Cleanup(func() {

@@ -56,11 +56,12 @@ type Snapshot struct {
 // Options shape how a snapshot is taken.
 type Options struct {
 	// Prepare, when set, runs once for each admitted document during the
-	// read pass, on the worker that read it, while its text is hot in the
-	// cache: per-document work such as tokenising for a search index. It
-	// runs concurrently with itself and must not keep d beyond the
-	// snapshot's life or change it. Its result lands in Snapshot.Prepared.
-	Prepare func(d *graph.Document) any
+	// read pass, on the worker that read it, with its text (which nothing
+	// keeps after it) hot in the cache: per-document work such as
+	// tokenising for a search index. It runs concurrently with itself and
+	// must not keep d beyond the snapshot's life, change it, or keep text.
+	// Its result lands in Snapshot.Prepared.
+	Prepare func(d *graph.Document, text string) any
 	// Watch asks a Source to keep a kernel change feed (see Source).
 	Watch bool
 }

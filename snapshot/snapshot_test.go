@@ -21,7 +21,7 @@ func TestPrepareRunsOncePerDocument(t *testing.T) {
 		"notes/s.md":   "# S\n\npassword = hunter2\n",
 	})
 	snap, err := snapshot.Take(bg, testws.Bind(t, root), snapshot.Options{
-		Prepare: func(d *graph.Document) any { return "prepared:" + d.Path },
+		Prepare: func(d *graph.Document, _ string) any { return "prepared:" + d.Path },
 	})
 	if err != nil {
 		t.Fatal(err)
