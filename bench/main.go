@@ -13,6 +13,7 @@
 //	go run ./bench [-notes N] [-runs N] [-git=false] [-mcp=false]
 //	go run ./bench -notes N -gen DIR   (only write the workspace)
 //	go run ./bench -mcp-only DIR [-runs N]   (only the warm calls over MCP)
+//	go run ./bench -cold-only DIR [-base BINDIR] [-runs N]   (only the cold calls)
 package main
 
 import (
@@ -102,7 +103,25 @@ func main() {
 	noteBytes := flag.Int("note-bytes", 5000, "body bytes per generated note (the big-vault figures use 7400, like the vaults issue 11 measured)")
 	gen := flag.String("gen", "", "only write the generated workspace of -notes notes into this new folder, for measuring by hand")
 	mcpOnly := flag.String("mcp-only", "", "only measure warm calls over MCP on this existing workspace (one written by -gen)")
+	coldOnly := flag.String("cold-only", "", "only measure cold calls (and vivary-mcp's first answer) on this existing workspace")
+	base := flag.String("base", "", "with -cold-only: a folder with another build's vivary and vivary-mcp, measured in the same rounds")
+	profile := flag.String("cpuprofile", "", "with -cold-only and -call: run that one call cold in this process and write its CPU profile here")
+	call := flag.String("call", "check", "the producer -cpuprofile runs")
 	flag.Parse()
+	if *coldOnly != "" && *profile != "" {
+		if err := profileCold(*coldOnly, *call, *profile); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *coldOnly != "" {
+		if err := runColdOnly(*coldOnly, *base, *runs); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *mcpOnly != "" {
 		if err := runMCPOnly(*mcpOnly, *runs); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)

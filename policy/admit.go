@@ -210,6 +210,9 @@ type ignorer struct {
 	blocks   *blocks // thin and nested modes
 	ws       *workspace.Workspace
 	repos    map[string]bool // folder -> holds a .git entry of its own
+	// lstat is ws.Lstat, or a batch reader's while a batch of folders is
+	// asked about (each folder then opened once, beneath its parent).
+	lstat func(rel string) (workspace.Info, error)
 }
 
 func newIgnorer(ctx context.Context, ws *workspace.Workspace, ignoreFiles []string) (*ignorer, error) {
@@ -217,7 +220,7 @@ func newIgnorer(ctx context.Context, ws *workspace.Workspace, ignoreFiles []stri
 	if err != nil {
 		return nil, err
 	}
-	ig := &ignorer{mode: mode, site: site, excludes: excludes, ws: ws, repos: map[string]bool{}}
+	ig := &ignorer{mode: mode, site: site, excludes: excludes, ws: ws, repos: map[string]bool{}, lstat: ws.Lstat}
 	if mode != ModeGit {
 		if ig.blocks, err = readBlocks(ws, mode == ModeThin); err != nil {
 			return nil, err
@@ -297,7 +300,7 @@ func (ig *ignorer) inRepository(dir string) (bool, error) {
 	for at := dir; at != ""; at, _ = splitDir(at) {
 		in, ok := ig.repos[at]
 		if !ok {
-			info, err := ig.ws.Lstat(at + "/.git")
+			info, err := ig.lstat(at + "/.git")
 			if err != nil {
 				return false, unavailable("a folder's .git entry cannot be inspected", err)
 			}

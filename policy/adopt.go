@@ -40,7 +40,7 @@ func IgnoredEach(ctx context.Context, ws *workspace.Workspace, rels []string) (m
 // that is not an exact copy of the block (or is a link), unless a block
 // above it already ignores its folder. The root's own file is not judged.
 func ForeignIgnoreFiles(ws *workspace.Workspace, ignoreFiles []string) []string {
-	b := &blocks{ws: ws, nested: false, at: map[string]bool{"": false}, looked: map[string]bool{"": true}}
+	b := &blocks{ws: ws, nested: false, at: map[string]bool{"": false}, looked: map[string]bool{"": true}, lstat: ws.Lstat}
 	files := append([]string(nil), ignoreFiles...)
 	sort.Slice(files, func(i, j int) bool {
 		if ci, cj := strings.Count(files[i], "/"), strings.Count(files[j], "/"); ci != cj {

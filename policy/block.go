@@ -68,15 +68,16 @@ const (
 // whatever it says, and Git would not read it either.
 type blocks struct {
 	ws     *workspace.Workspace
-	nested bool            // look for nested copies; in a worktree Git reads them itself
-	at     map[string]bool // folder ("" is the root) -> cocoindex variant
-	looked map[string]bool // folders whose .gitignore was looked up
+	nested bool                                     // look for nested copies; in a worktree Git reads them itself
+	at     map[string]bool                          // folder ("" is the root) -> cocoindex variant
+	looked map[string]bool                          // folders whose .gitignore was looked up
+	lstat  func(rel string) (workspace.Info, error) // ws.Lstat, or a batch reader's
 }
 
 // readBlocks reads the root block, which must be exact. Nested ones are
 // read by add and as paths beneath them are asked about.
 func readBlocks(ws *workspace.Workspace, nested bool) (*blocks, error) {
-	b := &blocks{ws: ws, nested: nested, at: map[string]bool{}, looked: map[string]bool{"": true}}
+	b := &blocks{ws: ws, nested: nested, at: map[string]bool{}, looked: map[string]bool{"": true}, lstat: ws.Lstat}
 	coco, err := b.read(".gitignore", rootBlockMissing)
 	if err != nil {
 		return nil, err
@@ -142,7 +143,7 @@ func (b *blocks) look(dir string) error {
 	}
 	b.looked[dir] = true
 	rel := dir + "/.gitignore"
-	info, err := b.ws.Lstat(rel)
+	info, err := b.lstat(rel)
 	if err != nil {
 		return unavailable("a nested .gitignore cannot be inspected", err)
 	}

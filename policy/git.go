@@ -155,22 +155,13 @@ func userExcludes(ctx context.Context, root string) (string, []Outside, bool) {
 	}
 	stat(filepath.Join(home, ".gitconfig"))
 	stat(filepath.Join(xdg, "git", "config"))
-	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, lookGit(), "-C", root, "config", "--path", "--get", "core.excludesFile")
-	cmd.Env = []string{"PATH=" + gitPath, "HOME=" + home, "XDG_CONFIG_HOME=" + xdg, "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	fold := exec.CommandContext(ctx, lookGit(), "-C", root, "config", "--type=bool", "--get", "core.ignoreCase")
-	fold.Env, fold.SysProcAttr = cmd.Env, &syscall.SysProcAttr{Setpgid: true}
-	out, err := fold.Output()
-	ignoreCase := err == nil && string(out) == "true\n"
-	if out, err := cmd.Output(); err == nil {
-		if p := strings.TrimSuffix(string(out), "\n"); p != "" {
-			if filepath.IsAbs(p) {
-				stat(p)
-			}
-			return p, inputs, ignoreCase
+	env := []string{"PATH=" + gitPath, "HOME=" + home, "XDG_CONFIG_HOME=" + xdg, "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}
+	excludes, ignoreCase := coreConfig(ctx, root, env)
+	if excludes != "" {
+		if filepath.IsAbs(excludes) {
+			stat(excludes)
 		}
+		return excludes, inputs, ignoreCase
 	}
 	p := filepath.Join(xdg, "git", "ignore")
 	stat(p)
@@ -178,4 +169,77 @@ func userExcludes(ctx context.Context, root string) (string, []Outside, bool) {
 		return p, inputs, ignoreCase
 	}
 	return "", inputs, ignoreCase
+}
+
+// coreConfig is the user's Git's core.excludesFile (as `git config --path
+// --get` gives it, "" when unset or unreadable) and core.ignoreCase (as
+// `--type=bool --get` reads it, false when unset or unreadable), asked of
+// one git process: a cold call waits for it. A value that one plain listing
+// cannot settle the way Git would (a valueless or numeric boolean, a path
+// Git cannot expand) is asked the two questions apart, as coreConfigApart.
+func coreConfig(ctx context.Context, root string, env []string) (string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	// --type=path expands the excludes file and leaves a boolean's text as
+	// it is; the key names come lower-cased, and the last value wins.
+	cmd := exec.CommandContext(ctx, lookGit(), "-C", root, "config", "-z", "--type=path", "--get-regexp", `^core\.(excludesfile|ignorecase)$`)
+	cmd.Env, cmd.SysProcAttr = env, &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 && len(out) == 0 {
+		return "", false // neither is set
+	}
+	if err != nil {
+		return coreConfigApart(ctx, root, env)
+	}
+	var excludes, fold string
+	var foldSet bool
+	for _, rec := range strings.Split(string(out), "\x00") {
+		if rec == "" {
+			continue
+		}
+		key, val, ok := strings.Cut(rec, "\n")
+		switch {
+		case !ok:
+			return coreConfigApart(ctx, root, env) // a valueless key
+		case key == "core.excludesfile":
+			excludes = val
+		case key == "core.ignorecase":
+			fold, foldSet = val, true
+		default:
+			return coreConfigApart(ctx, root, env)
+		}
+	}
+	if !foldSet {
+		return excludes, false
+	}
+	switch strings.ToLower(fold) {
+	case "true", "yes", "on", "1":
+		return excludes, true
+	case "false", "no", "off", "0", "":
+		return excludes, false
+	}
+	return coreConfigApart(ctx, root, env)
+}
+
+// askedApart runs when coreConfigApart does; only tests set it.
+var askedApart func()
+
+// coreConfigApart asks coreConfig's two questions in two git processes,
+// each read by Git's own typing.
+func coreConfigApart(ctx context.Context, root string, env []string) (string, bool) {
+	if askedApart != nil {
+		askedApart()
+	}
+	cmd := exec.CommandContext(ctx, lookGit(), "-C", root, "config", "--path", "--get", "core.excludesFile")
+	cmd.Env, cmd.SysProcAttr = env, &syscall.SysProcAttr{Setpgid: true}
+	fold := exec.CommandContext(ctx, lookGit(), "-C", root, "config", "--type=bool", "--get", "core.ignoreCase")
+	fold.Env, fold.SysProcAttr = env, &syscall.SysProcAttr{Setpgid: true}
+	out, err := fold.Output()
+	ignoreCase := err == nil && string(out) == "true\n"
+	var excludes string
+	if out, err := cmd.Output(); err == nil {
+		excludes = strings.TrimSuffix(string(out), "\n")
+	}
+	return excludes, ignoreCase
 }

@@ -57,6 +57,17 @@ func (s *Session) Admit(ctx context.Context, ws *workspace.Workspace, candidates
 // it, whatever a negation says), the blocks' outside Git, and both when
 // nested in a larger worktree. All of dirs go to Git in one batch.
 func (s *Session) IgnoredDirs(ctx context.Context, dirs []string) (map[string]bool, error) {
+	// A level's folders share their parents: one batch reader opens each
+	// folder once, beneath its parent's handle, instead of once per
+	// question from the root.
+	r := s.ig.ws.NewReader()
+	defer r.Close()
+	s.ig.lstat = r.Lstat
+	defer func() { s.ig.lstat = s.ig.ws.Lstat }()
+	if s.ig.blocks != nil {
+		s.ig.blocks.lstat = r.Lstat
+		defer func() { s.ig.blocks.lstat = s.ig.ws.Lstat }()
+	}
 	ignored := map[string]bool{}
 	var forGit []string
 	for _, d := range dirs {

@@ -49,6 +49,7 @@ type walker struct {
 	thin    bool
 	col     *collector
 	en      *enumeration
+	dirs    *workspace.Reader // the folders' handles, each opened beneath its parent's
 }
 
 // enumerate walks the tree one level at a time, never through a link, and
@@ -58,7 +59,8 @@ type walker struct {
 // pruned folder is listed, counted or read. Within a folder, entries are
 // taken in UTF-16 name order.
 func enumerate(ctx context.Context, ws *workspace.Workspace, fd feed, rules *policy.Session, exclude []string, thin bool, col *collector) (*enumeration, error) {
-	w := &walker{ctx: ctx, ws: ws, feed: fd, rules: rules, exclude: exclude, thin: thin, col: col, en: &enumeration{}}
+	w := &walker{ctx: ctx, ws: ws, feed: fd, rules: rules, exclude: exclude, thin: thin, col: col, en: &enumeration{}, dirs: ws.NewReader()}
+	defer w.dirs.Close()
 	if root, err := ws.Lstat("."); err == nil {
 		w.en.stamps = append(w.en.stamps, stamp{".", root})
 	}
@@ -124,7 +126,7 @@ func (w *walker) list(dir string) ([]candidate, error) {
 	if w.feed != nil {
 		opened = func(fd int) { w.feed.dirOpened(fd, dir) }
 	}
-	entries, err := w.ws.ListDir(dir, opened)
+	entries, err := w.dirs.ListDir(dir, opened)
 	if err != nil {
 		col.add("filesystem", "directory_unavailable", 1)
 		col.complete, col.unstable = false, true

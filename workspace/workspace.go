@@ -272,6 +272,12 @@ func (w *Workspace) ListDir(rel string, opened func(fd int)) ([]Info, error) {
 	if err != nil {
 		return nil, err
 	}
+	return statNames(fd, names), nil
+}
+
+// statNames lstats each of names beneath the folder handle fd; an entry
+// that cannot be stat'd (gone since the listing) has Exists false.
+func statNames(fd int, names []string) []Info {
 	out := make([]Info, 0, len(names))
 	for _, n := range names {
 		var st unix.Stat_t
@@ -281,7 +287,7 @@ func (w *Workspace) ListDir(rel string, opened func(fd int)) ([]Info, error) {
 		}
 		out = append(out, infoOf(n, &st))
 	}
-	return out, nil
+	return out
 }
 
 // Errors ReadFile returns, so callers can map them to omissions.
@@ -305,52 +311,143 @@ func (w *Workspace) ReadFile(rel string, max int64, want *Info) ([]byte, Info, e
 	return readAt(dfd, name, max, want)
 }
 
-// Reader is the file-level batch reader: it reads many files, opening each
-// directory once, for one snapshot. Close it after use. (produce.Reader is
-// the producer-level one: it serves query, find, check and capsule from
-// snapshots this type reads.)
+// Reader is the file-level batch reader: it reads and lists many entries
+// for one snapshot, opening each folder once, beneath the handle of its
+// parent, one component at a time with no link followed, as openDir does
+// from the root. Close it after use. (produce.Reader is the producer-level
+// one: it serves query, find, check and capsule from snapshots this type
+// reads.) A Reader is used by one goroutine at a time.
 type Reader struct {
 	w   *Workspace
 	fds map[string]int
+	buf []byte // for directory entries
 	// Opened, when set, is handed each file's open handle once it is known
 	// to be a regular single-link file and before a byte is read.
 	Opened func(fd int, rel string)
+	// Alloc, when set, gives the buffer each read lands in (n bytes, the
+	// file's size plus one); nil means a fresh heap slice.
+	Alloc func(n int) []byte
 }
+
+// maxHeldDirs bounds the folder handles one Reader keeps open: past it the
+// handles are closed and reopened as needed, so a tree of many folders
+// cannot run the process out of descriptors.
+const maxHeldDirs = 1024
 
 // NewReader returns a batch reader over w.
 func (w *Workspace) NewReader() *Reader { return &Reader{w: w, fds: map[string]int{}} }
 
-// ReadFile is Workspace.ReadFile with the directory handle reused.
+// dir is the held handle of the folder rel ("" is the root), opened beneath
+// its parent's held handle when it is not held yet.
+func (r *Reader) dir(rel string) (int, error) {
+	if fd, ok := r.fds[rel]; ok {
+		return fd, nil
+	}
+	if len(r.fds) >= maxHeldDirs {
+		r.Close()
+	}
+	var fd int
+	if rel == "" {
+		var err error
+		if fd, err = r.w.openDir(""); err != nil {
+			return -1, err
+		}
+	} else {
+		parent, name := split(rel)
+		if name == "" || name == "." || name == ".." || rel[0] == '/' {
+			return -1, ErrLink
+		}
+		pfd, err := r.dir(parent)
+		if err != nil {
+			return -1, err
+		}
+		fd, err = unix.Openat(pfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+				return -1, ErrLink
+			}
+			return -1, err
+		}
+	}
+	r.fds[rel] = fd
+	return fd, nil
+}
+
+// Lstat is Workspace.Lstat with the folder handles reused.
+func (r *Reader) Lstat(rel string) (Info, error) {
+	dir, name := split(rel)
+	fd, err := r.dir(dir)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return Info{Name: name}, nil
+		}
+		return Info{}, err
+	}
+	return StatAt(fd, name)
+}
+
+// ReadFile is Workspace.ReadFile with the folder handles reused.
 func (r *Reader) ReadFile(rel string, max int64, want *Info) ([]byte, Info, error) {
 	dir, name := split(rel)
-	dfd, ok := r.fds[dir]
-	if !ok {
-		var err error
-		if dfd, err = r.w.openDir(dir); err != nil {
-			return nil, Info{}, err
-		}
-		r.fds[dir] = dfd
+	dfd, err := r.dir(dir)
+	if err != nil {
+		return nil, Info{}, err
 	}
 	var opened func(int)
 	if r.Opened != nil {
 		opened = func(fd int) { r.Opened(fd, rel) }
 	}
-	return readAtThen(dfd, name, max, want, opened)
+	return readAtThen(dfd, name, max, want, opened, r.Alloc)
 }
 
-// Close releases the directory handles.
+// ListDir is Workspace.ListDir with the folder handles reused: the folder
+// is reached beneath its parent's held handle and stays held for its own
+// folders.
+func (r *Reader) ListDir(rel string, opened func(fd int)) ([]Info, error) {
+	fd, err := r.dir(rel)
+	if err != nil {
+		return nil, err
+	}
+	if opened != nil {
+		opened(fd)
+	}
+	// A held handle may have been listed before; start from the top.
+	if _, err := unix.Seek(fd, 0, 0); err != nil {
+		return nil, err
+	}
+	if r.buf == nil {
+		r.buf = make([]byte, 32<<10)
+	}
+	var names []string
+	for {
+		n, err := unix.ReadDirent(fd, r.buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			break
+		}
+		_, _, names = unix.ParseDirent(r.buf[:n], -1, names)
+	}
+	return statNames(fd, names), nil
+}
+
+// Close releases the folder handles.
 func (r *Reader) Close() {
 	for _, fd := range r.fds {
 		unix.Close(fd)
 	}
-	r.fds = map[string]int{}
+	clear(r.fds)
 }
 
 func readAt(dfd int, name string, max int64, want *Info) ([]byte, Info, error) {
-	return readAtThen(dfd, name, max, want, nil)
+	return readAtThen(dfd, name, max, want, nil, nil)
 }
 
-func readAtThen(dfd int, name string, max int64, want *Info, opened func(fd int)) ([]byte, Info, error) {
+func readAtThen(dfd int, name string, max int64, want *Info, opened func(fd int), alloc func(int) []byte) ([]byte, Info, error) {
 	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
@@ -377,7 +474,12 @@ func readAtThen(dfd int, name string, max int64, want *Info, opened func(fd int)
 		opened(fd)
 	}
 	// One read of the expected size plus one byte tells a file that grew.
-	data := make([]byte, before.Size+1)
+	var data []byte
+	if alloc != nil {
+		data = alloc(int(before.Size + 1))
+	} else {
+		data = make([]byte, before.Size+1)
+	}
 	n := 0
 	for n < len(data) {
 		m, err := unix.Read(fd, data[n:])

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -115,33 +117,67 @@ func TestReadFileRefusesSpecialFiles(t *testing.T) {
 	}
 	ws, _ := workspace.Bind(root)
 	defer ws.Close()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if _, _, err := ws.ReadFile("fifo.md", 100, nil); !errors.Is(err, workspace.ErrNotRegular) {
-			t.Errorf("fifo: %v", err)
-		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("reading a FIFO blocked")
+	for _, via := range readers(t, ws) {
+		t.Run(via.name, func(t *testing.T) {
+			read := via.read
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if _, _, err := read("fifo.md", 100, nil); !errors.Is(err, workspace.ErrNotRegular) {
+					t.Errorf("fifo: %v", err)
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("reading a FIFO blocked")
+			}
+			if _, _, err := read("hard.md", 100, nil); !errors.Is(err, workspace.ErrNotRegular) {
+				t.Errorf("hardlink: %v", err)
+			}
+			if _, _, err := read("link.md", 100, nil); !errors.Is(err, workspace.ErrLink) {
+				t.Errorf("symlink: %v", err)
+			}
+			for _, rel := range []string{"dirlink/outside.md", "a.md/x.md"} {
+				if _, _, err := read(rel, 100, nil); !errors.Is(err, workspace.ErrLink) {
+					t.Errorf("%s: a link or file as a folder: %v", rel, err)
+				}
+			}
+			for _, rel := range []string{"/sub/n.md", "sub//n.md", "./a.md", "sub/../a.md", "sub/", ""} {
+				if b, _, err := read(rel, 100, nil); err == nil {
+					t.Errorf("%q: read %q through a malformed path", rel, b)
+				}
+			}
+			if _, _, err := read("a.md", 4, nil); !errors.Is(err, workspace.ErrTooLarge) {
+				t.Errorf("size cap: %v", err)
+			}
+			b, _, err := read("a.md", 5, nil)
+			if err != nil || string(b) != "hello" {
+				t.Errorf("read at the cap: %q %v", b, err)
+			}
+		})
 	}
-	if _, _, err := ws.ReadFile("hard.md", 100, nil); !errors.Is(err, workspace.ErrNotRegular) {
-		t.Errorf("hardlink: %v", err)
-	}
-	if _, _, err := ws.ReadFile("link.md", 100, nil); !errors.Is(err, workspace.ErrLink) {
-		t.Errorf("symlink: %v", err)
-	}
-	if _, _, err := ws.ReadFile("dirlink/outside.md", 100, nil); !errors.Is(err, workspace.ErrLink) {
-		t.Errorf("link in a directory component: %v", err)
-	}
-	if _, _, err := ws.ReadFile("a.md", 4, nil); !errors.Is(err, workspace.ErrTooLarge) {
-		t.Errorf("size cap: %v", err)
-	}
-	b, _, err := ws.ReadFile("a.md", 5, nil)
-	if err != nil || string(b) != "hello" {
-		t.Errorf("read at the cap: %q %v", b, err)
+}
+
+type readVia struct {
+	name string
+	read func(rel string, max int64, want *workspace.Info) ([]byte, workspace.Info, error)
+}
+
+// readers are the ways to read a workspace file: the workspace's own
+// (every folder opened from the root), a batch reader's (folders held,
+// each opened beneath its parent), and a fresh batch reader per read.
+func readers(t *testing.T, ws *workspace.Workspace) []readVia {
+	held := ws.NewReader()
+	t.Cleanup(held.Close)
+	return []readVia{
+		{"workspace", ws.ReadFile},
+		{"reader", held.ReadFile},
+		{"fresh reader", func(rel string, max int64, want *workspace.Info) ([]byte, workspace.Info, error) {
+			r := ws.NewReader()
+			defer r.Close()
+			return r.ReadFile(rel, max, want)
+		}},
 	}
 }
 
@@ -160,7 +196,6 @@ func TestReadFileDetectsChange(t *testing.T) {
 // never serve the file behind the link. The race runs for a count of rounds
 // on both sides, however slow the machine.
 func TestLinkSwapRace(t *testing.T) {
-	const rounds = 500
 	root := mk(t)
 	secret := filepath.Join(t.TempDir(), "secret")
 	os.MkdirAll(secret, 0o755)
@@ -168,6 +203,13 @@ func TestLinkSwapRace(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "sub", "n.md"), []byte("public"), 0o644)
 	ws, _ := workspace.Bind(root)
 	defer ws.Close()
+	for _, via := range readers(t, ws) {
+		t.Run(via.name, func(t *testing.T) { linkSwapRace(t, root, secret, via.read) })
+	}
+}
+
+func linkSwapRace(t *testing.T, root, secret string, read func(string, int64, *workspace.Info) ([]byte, workspace.Info, error)) {
+	const rounds = 500
 	var stop atomic.Bool
 	var swaps atomic.Int64
 	done := make(chan struct{})
@@ -183,7 +225,7 @@ func TestLinkSwapRace(t *testing.T) {
 		}
 	}()
 	for reads := 1; reads <= rounds || swaps.Load() < rounds; reads++ {
-		if b, _, err := ws.ReadFile("sub/n.md", 100, nil); err == nil && string(b) == "SECRET" {
+		if b, _, err := read("sub/n.md", 100, nil); err == nil && string(b) == "SECRET" {
 			stop.Store(true)
 			<-done
 			t.Fatalf("read %d followed a swapped-in link", reads)
@@ -192,7 +234,7 @@ func TestLinkSwapRace(t *testing.T) {
 	stop.Store(true)
 	<-done
 	// The race proved something only if the file is readable once it ends.
-	if b, _, err := ws.ReadFile("sub/n.md", 100, nil); err != nil || string(b) != "public" {
+	if b, _, err := read("sub/n.md", 100, nil); err != nil || string(b) != "public" {
 		t.Fatalf("after the race: %q %v", b, err)
 	}
 }
@@ -210,4 +252,63 @@ func TestReadDirTwice(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A batch reader lists, stats and reads exactly what the workspace does,
+// over more folders than it may hold open at once.
+func TestReaderAgreesWithWorkspace(t *testing.T) {
+	root := mk(t)
+	var dirs []string
+	for i := 0; i < 1100; i++ {
+		d := filepath.Join("sub", "d"+strconv.Itoa(i))
+		if i%2 == 1 {
+			d = filepath.Join(dirs[i-1], "e") // some deeper
+		}
+		dirs = append(dirs, d)
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(root, d, "n.md"), []byte(d), 0o644)
+	}
+	os.Symlink("sub", filepath.Join(root, "link"))
+	ws, _ := workspace.Bind(root)
+	defer ws.Close()
+	r := ws.NewReader()
+	defer r.Close()
+	for pass := 0; pass < 2; pass++ { // the second pass over held (or reopened) handles
+		for _, d := range append([]string{"", "sub", "link", "missing", "a.md"}, dirs...) {
+			d = filepath.ToSlash(d)
+			want, werr := ws.ReadDir(d)
+			got, gerr := r.ListDir(d, nil)
+			if (werr == nil) != (gerr == nil) || !sameInfos(want, got) {
+				t.Fatalf("ListDir(%q) = %d entries, %v; the workspace lists %d, %v", d, len(got), gerr, len(want), werr)
+			}
+			for _, rel := range []string{d + "/n.md", d + "/missing.md", d} {
+				wi, werr := ws.Lstat(rel)
+				gi, gerr := r.Lstat(rel)
+				if (werr == nil) != (gerr == nil) || !workspace.Same(wi, gi) {
+					t.Fatalf("Lstat(%q) = %+v, %v; the workspace says %+v, %v", rel, gi, gerr, wi, werr)
+				}
+				wb, _, werr := ws.ReadFile(rel, 100, nil)
+				gb, _, gerr := r.ReadFile(rel, 100, nil)
+				if (werr == nil) != (gerr == nil) || string(wb) != string(gb) {
+					t.Fatalf("ReadFile(%q) = %q, %v; the workspace reads %q, %v", rel, gb, gerr, wb, werr)
+				}
+			}
+		}
+	}
+}
+
+func sameInfos(a, b []workspace.Info) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	sort.Slice(a, func(i, j int) bool { return a[i].Name < a[j].Name })
+	sort.Slice(b, func(i, j int) bool { return b[i].Name < b[j].Name })
+	for i := range a {
+		if a[i].Name != b[i].Name || !workspace.Same(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }
