@@ -65,15 +65,19 @@ func NewServingReader(ws *workspace.Workspace) *Reader {
 	return r
 }
 
-// src is the snapshot source, made on first use: a one-shot reader whose
-// first call searches prepares the documents for the index as they are read.
-func (r *Reader) src(searching bool) *snapshot.Source {
+// src is the snapshot source, made on first use. A one-shot reader whose
+// first call searches tokenizes the documents as they are read, for an
+// index focused on that call's question (question; "" when it does not
+// search): its postings are only of the terms that question looks up.
+func (r *Reader) src(searching bool, question string) *snapshot.Source {
 	if searching {
 		r.searched.Store(true)
 	}
 	r.once.Do(func() {
 		if searching {
-			r.options.Prepare = search.Prepare
+			focus := search.FocusOn(question)
+			r.options.Prepare = focus.Prepare
+			r.index = search.NewFocusedIndex(focus)
 		}
 		r.source = snapshot.NewSource(r.ws, r.options)
 	})
@@ -81,14 +85,14 @@ func (r *Reader) src(searching bool) *snapshot.Source {
 }
 
 // Close releases the change feed; the Reader keeps working by stat.
-func (r *Reader) Close() { r.src(false).Close() }
+func (r *Reader) Close() { r.src(false, "").Close() }
 
 // Workspace is the bound workspace.
 func (r *Reader) Workspace() *workspace.Workspace { return r.ws }
 
 // Snapshot returns a snapshot that describes the tree now.
 func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
-	return r.src(false).Snapshot(ctx)
+	return r.src(false, "").Snapshot(ctx)
 }
 
 // ranked is the search shared by query and find: the fresh snapshot and the
@@ -96,7 +100,12 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
 func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, []projected, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	src := r.src(true)
+	src := r.src(true, a.text)
+	if !r.index.Answers(a.text) {
+		// Focused on an earlier question: this one needs every term, so
+		// every document is read and tokenized again, once.
+		r.index = search.NewIndex()
+	}
 	for retried := false; ; retried = true {
 		snap, err := src.Snapshot(ctx)
 		if err != nil {

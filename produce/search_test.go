@@ -99,3 +99,32 @@ func TestTitles(t *testing.T) {
 		}
 	}
 }
+
+// A one-shot reader's index keeps only its first question's terms; asked
+// more questions (or the first again, with filters), the same reader
+// answers each exactly as a reader made for it alone.
+func TestOneReaderManyQuestions(t *testing.T) {
+	t.Parallel()
+	root := testws.Thin(t, searchDocs)
+	questions := []produce.QueryArgs{
+		{Text: "quokka migration", Limit: 5, SnippetChars: 80},
+		{Text: "quokka migration", Limit: 5, Filters: produce.Filters{Type: []string{"change"}}},
+		{Text: "DEC-0054", Limit: 5, SnippetChars: 80},
+		{Text: "alpha store", Limit: 5},
+		{Text: "quokka", Limit: 5},
+	}
+	shared := produce.NewReader(bindWS(t, root))
+	for _, q := range questions {
+		got, err := shared.Query(bg, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := produce.NewReader(bindWS(t, root)).Query(bg, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := jsonOf(t, got), jsonOf(t, want); string(g) != string(w) {
+			t.Errorf("%q: a reader asked before answers\n%s\nalone\n%s", q.Text, g, w)
+		}
+	}
+}

@@ -42,6 +42,8 @@ type Prepared struct {
 	tfs             [][nFields]uint8
 	lens            [nFields]int32
 	idKey, titleKey string // the id's and the title's terms, joined by "-"
+	focus           *Focus // the terms kept, when not all are
+	spent           bool   // indexed: the terms moved into an index
 }
 
 func (p *Prepared) each(fn func(term string, tf [nFields]uint8)) {
@@ -66,16 +68,24 @@ var scratches = sync.Pool{New: func() any { return &scratch{at: map[string]int32
 // snapshot.Options.Prepare.
 func Prepare(d *graph.Document, text string) any { return prepare(d, text) }
 
-func prepare(d *graph.Document, text string) *Prepared {
+func prepare(d *graph.Document, text string) *Prepared { return prepareFor(d, text, nil) }
+
+// prepareFor tokenizes d, keeping only the terms of focus, or all of them
+// when it is nil; the field lengths count every term either way.
+func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 	sc := scratches.Get().(*scratch)
 	defer func() {
 		clear(sc.at)
 		sc.blob, sc.ends, sc.tfs = sc.blob[:0], sc.ends[:0], sc.tfs[:0]
 		scratches.Put(sc)
 	}()
-	p := &Prepared{}
+	p := &Prepared{focus: focus}
 	add := func(f int, text string) {
 		scan(text, func(t token) {
+			p.lens[f]++
+			if focus != nil && !focus.has(t.term) {
+				return
+			}
 			i, ok := sc.at[string(t.term)]
 			if !ok {
 				i = int32(len(sc.ends))
@@ -87,7 +97,6 @@ func prepare(d *graph.Document, text string) *Prepared {
 			if sc.tfs[i][f] < 255 {
 				sc.tfs[i][f]++
 			}
-			p.lens[f]++
 		})
 	}
 	add(fTitle, d.ID)
@@ -126,6 +135,7 @@ type slotDoc struct {
 // to a later snapshot by re-indexing only what changed. Not safe for
 // concurrent use: its owner serialises Update and Search.
 type Index struct {
+	focus  *Focus // nil: every term
 	snap   *snapshot.Snapshot
 	slots  []slotDoc
 	bySlot map[*graph.Document]uint32
@@ -170,7 +180,9 @@ func (ix *Index) Update(s *snapshot.Snapshot, read Read) error {
 		if i < len(s.Prepared) {
 			prepared[j], _ = s.Prepared[i].(*Prepared)
 		}
-		if prepared[j] == nil || prepared[j].ends == nil && prepared[j].lens != [nFields]int32{} {
+		// Already indexed elsewhere (its terms gone), or prepared for
+		// another focus, it is prepared again.
+		if prepared[j] == nil || prepared[j].spent || prepared[j].focus != ix.focus {
 			missing = append(missing, j)
 		}
 	}
@@ -183,7 +195,7 @@ func (ix *Index) Update(s *snapshot.Snapshot, read Read) error {
 			d := s.Docs[added[missing[k]]]
 			var text string
 			if text, errs[k] = read(d); errs[k] == nil {
-				prepared[missing[k]] = prepare(d, text)
+				prepared[missing[k]] = prepareFor(d, text, ix.focus)
 			}
 		}
 	})
@@ -242,7 +254,7 @@ func (ix *Index) add(d *graph.Document, p *Prepared) {
 		pl.ps = append(pl.ps, posting{slot: slot, tf: tf})
 	})
 	// The terms live on in the postings; the snapshot keeps only the lengths.
-	p.blob, p.ends, p.tfs = "", nil, nil
+	p.blob, p.ends, p.tfs, p.spent = "", nil, nil, true
 }
 
 // remove drops documents from the index. Their terms are not kept (nor

@@ -1,0 +1,75 @@
+package search
+
+import (
+	"slices"
+
+	"github.com/vivary-dev/vivary-go/graph"
+)
+
+// Focus narrows an index to the terms of one question: a one-shot call
+// (`vivary query`, `vivary find`) asks one question and exits, so its read
+// pass counts each document's field lengths in full but keeps postings only
+// for the terms that question can look up. A search for that question ranks
+// exactly as over a full index, because ranking reads nothing else: the
+// postings of the question's terms (and of each two neighbours written as
+// one), the documents' field lengths, their id and title keys. It saves the
+// per-document term table and most of the index.
+type Focus struct {
+	terms map[string]bool
+	first [256]bool // the first bytes of terms: most tokens stop here
+}
+
+// FocusOn returns the focus of question.
+func FocusOn(question string) *Focus {
+	f := &Focus{terms: map[string]bool{}}
+	for _, t := range wanted(question) {
+		f.terms[t] = true
+		f.first[t[0]] = true
+	}
+	return f
+}
+
+// wanted is every term Search may look up for question: its terms and each
+// two neighbours joined.
+func wanted(question string) []string {
+	terms := Terms(question)
+	out := slices.Clone(terms)
+	for i := 0; i+1 < len(terms); i++ {
+		out = append(out, terms[i]+terms[i+1])
+	}
+	return out
+}
+
+func (f *Focus) has(term []byte) bool {
+	return len(term) > 0 && f.first[term[0]] && f.terms[string(term)]
+}
+
+// covers reports whether an index with focus f answers question as a full
+// index would.
+func (f *Focus) covers(question string) bool {
+	for _, t := range wanted(question) {
+		if !f.terms[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// Prepare tokenizes d for an index with focus f (NewFocusedIndex); it is
+// snapshot.Options.Prepare.
+func (f *Focus) Prepare(d *graph.Document, text string) any { return prepareFor(d, text, f) }
+
+// NewFocusedIndex returns an empty index for the question of f. Documents
+// prepared for another focus, or for none, are read again and prepared for
+// f when they are indexed.
+func NewFocusedIndex(f *Focus) *Index {
+	ix := NewIndex()
+	ix.focus = f
+	return ix
+}
+
+// Answers reports whether the index ranks question as a full index would:
+// always, unless it is focused on another question.
+func (ix *Index) Answers(question string) bool {
+	return ix.focus == nil || ix.focus.covers(question)
+}
