@@ -164,7 +164,9 @@ func (s *Source) Forget(snap *Snapshot) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.snap == snap {
-		s.snap = nil
+		// The next take starts from nothing and reads every document, so
+		// what the feed saw change under snap needs no second read.
+		s.snap, s.pending = nil, nil
 	}
 }
 
