@@ -35,6 +35,13 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 	if workers > len(jobs) {
 		workers = len(jobs)
 	}
+	// Each worker reads every file into one buffer, sized from the walk
+	// for the largest candidate: a fresh buffer per file cost an
+	// allocation, its page faults and the collections they brought.
+	var largest int64
+	for _, c := range jobs {
+		largest = max(largest, min(c.info.Size, ceilings.file))
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	root := ws.Root()
@@ -46,6 +53,17 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 			defer files.Close()
 			if fd != nil {
 				files.Opened = fd.fileOpened
+			}
+			var buf []byte
+			if reuseReads {
+				buf = make([]byte, largest+1)
+				files.Alloc = func(n int) []byte {
+					if cap(buf) < n {
+						// It grew since the walk, within the limit.
+						buf = make([]byte, n)
+					}
+					return buf[:n]
+				}
 			}
 			for {
 				i := int(next.Add(1) - 1)
@@ -67,8 +85,13 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 				if out[i].doc != nil && opt.Prepare != nil {
 					out[i].prepared = opt.Prepare(out[i].doc, text)
 				}
-				// The text dies here: a producer that needs it reads it
-				// again (Text).
+				// The text dies here, and its bytes are overwritten by the
+				// next read: nothing above keeps a piece of it (Analyze
+				// copies what a document holds, Prepare must not keep it).
+				// A producer that needs the text reads it again (Text).
+				if afterRead != nil {
+					afterRead(buf)
+				}
 			}
 		}()
 	}
@@ -113,9 +136,18 @@ func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, root
 	return docResult{doc: d, info: info}, strings.TrimPrefix(text, "\ufeff")
 }
 
+// reuseReads says whether a read worker reuses one buffer for all its
+// files; afterRead sees that buffer once a document is done with it. Only
+// tests change them, to prove that no document keeps a byte of the buffer.
+var (
+	reuseReads = true
+	afterRead  func(buf []byte)
+)
+
 // decode is the text of the bytes read, invalid UTF-8 replaced, and the
 // bytes that text holds (what the digest is of). The text shares the read
-// buffer, which is never written again, instead of copying it.
+// buffer instead of copying it, so it lives only until the buffer's next
+// read: whatever outlives the document's read pass must be a copy.
 func decode(data []byte) (string, []byte) {
 	text := unsafe.String(unsafe.SliceData(data), len(data))
 	if !utf8.Valid(data) {
