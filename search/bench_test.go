@@ -23,6 +23,12 @@ func BenchmarkPrepare(b *testing.B) {
 // (benchgen, 7,400 body bytes each): a long-running process's full index,
 // and a one-shot query's focused one.
 func BenchmarkPrepareVault(b *testing.B) {
+	notes := vaultNotes(b)
+	b.Run("full", func(b *testing.B) { benchPrepare(b, notes, nil) })
+	b.Run("focus", func(b *testing.B) { benchPrepare(b, notes, FocusOn("how does the capsule budget limit a snippet?")) })
+}
+
+func vaultNotes(b *testing.B) []note {
 	dir := b.TempDir()
 	if err := benchgen.Write(dir, 40, 7400); err != nil {
 		b.Fatal(err)
@@ -34,9 +40,7 @@ func BenchmarkPrepareVault(b *testing.B) {
 		}
 		return err
 	})
-	notes := readNotes(b, paths)
-	b.Run("full", func(b *testing.B) { benchPrepare(b, notes, nil) })
-	b.Run("focus", func(b *testing.B) { benchPrepare(b, notes, FocusOn("how does the capsule budget limit a snippet?")) })
+	return readNotes(b, paths)
 }
 
 type note struct {
