@@ -16,7 +16,9 @@ import (
 // per-document term table and most of the index.
 type Focus struct {
 	terms map[string]bool
-	first [256]bool // the first bytes of terms: most tokens stop here
+	// lens holds, per first byte, the lengths of the terms that start
+	// with it (a bit each, 63 for all longer): most tokens stop here.
+	lens [256]uint64
 }
 
 // FocusOn returns the focus of question.
@@ -24,7 +26,7 @@ func FocusOn(question string) *Focus {
 	f := &Focus{terms: map[string]bool{}}
 	for _, t := range wanted(question) {
 		f.terms[t] = true
-		f.first[t[0]] = true
+		f.lens[t[0]] |= lenBit(len(t))
 	}
 	return f
 }
@@ -40,8 +42,10 @@ func wanted(question string) []string {
 	return out
 }
 
+func lenBit(n int) uint64 { return 1 << min(n, 63) }
+
 func (f *Focus) has(term []byte) bool {
-	return len(term) > 0 && f.first[term[0]] && f.terms[string(term)]
+	return len(term) > 0 && f.lens[term[0]]&lenBit(len(term)) != 0 && f.terms[string(term)]
 }
 
 // covers reports whether an index with focus f answers question as a full

@@ -56,13 +56,12 @@ func (p *Prepared) each(fn func(term string, tf [nFields]uint8)) {
 
 // scratch is a worker's reusable tokenizing state.
 type scratch struct {
-	at   map[string]int32
-	blob []byte
-	ends []uint32
-	tfs  [][nFields]uint8
+	tok   scanner
+	terms termTable
+	tfs   [][nFields]uint8
 }
 
-var scratches = sync.Pool{New: func() any { return &scratch{at: map[string]int32{}} }}
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
 // Prepare tokenizes d, whose text is text, for the index; it is
 // snapshot.Options.Prepare.
@@ -75,23 +74,19 @@ func prepare(d *graph.Document, text string) *Prepared { return prepareFor(d, te
 func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 	sc := scratches.Get().(*scratch)
 	defer func() {
-		clear(sc.at)
-		sc.blob, sc.ends, sc.tfs = sc.blob[:0], sc.ends[:0], sc.tfs[:0]
+		sc.terms.reset()
+		sc.tfs = sc.tfs[:0]
 		scratches.Put(sc)
 	}()
 	p := &Prepared{focus: focus}
 	add := func(f int, text string) {
-		scan(text, func(t token) {
+		sc.tok.scan(text, func(t token) {
 			p.lens[f]++
 			if focus != nil && !focus.has(t.term) {
 				return
 			}
-			i, ok := sc.at[string(t.term)]
-			if !ok {
-				i = int32(len(sc.ends))
-				sc.at[string(t.term)] = i
-				sc.blob = append(sc.blob, t.term...)
-				sc.ends = append(sc.ends, uint32(len(sc.blob)))
+			i, added := sc.terms.index(t.term)
+			if added {
 				sc.tfs = append(sc.tfs, [nFields]uint8{})
 			}
 			if sc.tfs[i][f] < 255 {
@@ -106,7 +101,7 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 	}
 	add(fPath, d.Path)
 	add(fBody, body(text))
-	p.blob, p.ends, p.tfs = string(sc.blob), slices.Clone(sc.ends), slices.Clone(sc.tfs)
+	p.blob, p.ends, p.tfs = string(sc.terms.blob), slices.Clone(sc.terms.ends), slices.Clone(sc.tfs)
 	p.idKey, p.titleKey = strings.Join(Terms(d.ID), "-"), strings.Join(Terms(d.Title), "-")
 	return p
 }

@@ -22,7 +22,7 @@ func init() {
 
 func isVowel(c byte) bool { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u' }
 
-func hasVowel(s string) bool {
+func hasVowel(s []byte) bool {
 	for i := 0; i < len(s); i++ {
 		if isVowel(s[i]) || s[i] == 'y' && i > 0 {
 			return true
@@ -45,31 +45,49 @@ func stemBytes(w []byte) []byte {
 	if len(w) <= 3 {
 		return w
 	}
-	for i := 0; i < len(w); i++ {
-		if w[i] < 'a' || w[i] > 'z' {
+	for _, c := range w {
+		if c < 'a' || c > 'z' {
 			return w
 		}
 	}
-	switch {
-	case suffix(w, "ies") && len(w) > 4:
-		w = append(w[:len(w)-3], 'y')
-	case suffix(w, "sses"), suffix(w, "xes"), suffix(w, "ches"), suffix(w, "shes"), suffix(w, "zes"):
-		w = w[:len(w)-2]
-	case suffix(w, "s") && !suffix(w, "ss") && !suffix(w, "us") && !suffix(w, "is") && !suffix(w, "as"):
-		w = w[:len(w)-1]
+	return stemLetters(w)
+}
+
+// stemLetters is stemBytes for a word of more than three letters a-z,
+// which the tokenizer knows without looking again. Every ending it folds
+// is told by the word's last byte, so a word is compared only with the
+// endings that last byte allows, in the order stem tries them.
+func stemLetters(w []byte) []byte {
+	if w[len(w)-1] == 's' {
+		switch {
+		case suffix(w, "ies") && len(w) > 4:
+			w = append(w[:len(w)-3], 'y')
+		case suffix(w, "sses"), suffix(w, "xes"), suffix(w, "ches"), suffix(w, "shes"), suffix(w, "zes"):
+			w = w[:len(w)-2]
+		case !suffix(w, "ss") && !suffix(w, "us") && !suffix(w, "is") && !suffix(w, "as"):
+			w = w[:len(w)-1]
+		}
 	}
 	verb := false
-	switch {
-	case suffix(w, "ly") && len(w) >= 7:
-		w = w[:len(w)-2] // quickly, recursively
-	case suffix(w, "able") && len(w) >= 8:
-		w = w[:len(w)-4] // executable, readable
-	case suffix(w, "ied") && len(w) > 4:
-		w = append(w[:len(w)-3], 'y')
-	case suffix(w, "ing") && len(w) > 4:
-		w, verb = unverb(w, 3)
-	case suffix(w, "ed"):
-		w, verb = unverb(w, 2)
+	switch w[len(w)-1] {
+	case 'y':
+		if suffix(w, "ly") && len(w) >= 7 {
+			w = w[:len(w)-2] // quickly, recursively
+		}
+	case 'e':
+		if suffix(w, "able") && len(w) >= 8 {
+			w = w[:len(w)-4] // executable, readable
+		}
+	case 'd':
+		if suffix(w, "ied") && len(w) > 4 {
+			w = append(w[:len(w)-3], 'y')
+		} else if suffix(w, "ed") {
+			w, verb = unverb(w, 2)
+		}
+	case 'g':
+		if suffix(w, "ing") && len(w) > 4 {
+			w, verb = unverb(w, 3)
+		}
 	}
 	if l := len(w); verb && l > 3 && w[l-1] == w[l-2] && !isVowel(w[l-1]) && w[l-1] != 'l' && w[l-1] != 's' && w[l-1] != 'z' {
 		w = w[:l-1] // running, stopped
@@ -84,7 +102,7 @@ func stemBytes(w []byte) []byte {
 // single consonant after a vowel lost an "e" (using, moved, making).
 func unverb(w []byte, n int) ([]byte, bool) {
 	base := w[:len(w)-n]
-	if !hasVowel(string(base)) {
+	if !hasVowel(base) {
 		return w, false
 	}
 	if len(base) >= 4 {

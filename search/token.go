@@ -8,6 +8,8 @@ package search
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -22,8 +24,9 @@ type token struct {
 	parts      int // for a whole compound, how many word runs it holds; else 0
 }
 
-// asciiWord maps an ASCII letter or digit to its lower case, else 0.
-var asciiWord = func() (t [utf8.RuneSelf]byte) {
+// asciiWord maps an ASCII letter or digit to its lower case, else 0; every
+// byte from utf8.RuneSelf up maps to 0 too, so one lookup answers both.
+var asciiWord = func() (t [256]byte) {
 	for c := '0'; c <= '9'; c++ {
 		t[c] = byte(c)
 	}
@@ -43,17 +46,23 @@ func isJoiner(r rune) bool { return r == '-' || r == '_' || r == '.' }
 
 // mnemonicBracket reports whether the bracket at s[i] marks letters inside
 // a word, as in "[c]reate" or "E[x]tract": a bracket pair around at most
-// three word runes with a word rune just outside one side.
+// three word runes with a word rune just outside one side. Only the first
+// other bracket within four bytes can make a pair, so a text of brackets
+// without partners is not searched to its ends at every bracket.
 func mnemonicBracket(s string, i int) (skip bool) {
 	if s[i] == '[' {
-		j := strings.IndexByte(s[i:], ']')
-		if j < 2 || j > 4 || !allWord(s[i+1:i+j]) {
+		j := strings.IndexByte(s[i:min(i+5, len(s))], ']')
+		if j < 2 || !allWord(s[i+1:i+j]) {
 			return false
 		}
 		return before(s, i) || after(s, i+j+1)
 	}
-	k := strings.LastIndexByte(s[:i], '[')
-	if k < 0 || i-k < 2 || i-k > 4 || !allWord(s[k+1:i]) {
+	k := strings.LastIndexByte(s[max(i-4, 0):i], '[')
+	if k < 0 {
+		return false
+	}
+	k += max(i-4, 0)
+	if i-k < 2 || !allWord(s[k+1:i]) {
 		return false
 	}
 	return before(s, k) || after(s, i+1)
@@ -74,6 +83,9 @@ func before(s string, i int) bool {
 }
 
 func after(s string, i int) bool {
+	if i < len(s) && s[i] < utf8.RuneSelf {
+		return asciiWord[s[i]] != 0
+	}
 	r, n := utf8.DecodeRuneInString(s[i:])
 	return n > 0 && isWordRune(r)
 }
@@ -84,14 +96,42 @@ func after(s string, i int) bool {
 // at the position of its first run. Brackets that mark letters inside a
 // word are read through. Nothing of s is kept: terms are fresh strings.
 func scan(s string, fn func(t token)) {
-	var word, whole []byte
+	var sc scanner
+	sc.scan(s, fn)
+}
+
+// scanner is scan with buffers kept from one text to the next.
+type scanner struct {
+	word  []byte // the word run so far, lowered
+	whole []byte // the compound's runs and joiners, once a joiner is seen
+}
+
+// scan is the package's scan. A run of ASCII letters and digits, nearly
+// every word of a note, is lowered in one tight loop, and bytes between
+// words are passed over; only a rune outside ASCII, a bracket or a joiner
+// takes the general path. A compound's text is gathered only once a
+// joiner shows there is one.
+func (sc *scanner) scan(s string, fn func(t token)) {
+	word, whole := sc.word[:0], sc.whole[:0]
 	var parts, pos int
 	wordStart, wholeStart, wholeEnd := -1, -1, -1
-	emitWord := func(end int) {
-		if len(word) == 0 {
-			return
+	// letters says word holds only the letters a-z, the words stemBytes
+	// folds.
+	letters := false
+	// emit hands out the word that ended at end; joined says a joiner
+	// follows it, so a compound goes on.
+	emit := func(end int, joined bool) {
+		if parts == 0 {
+			wholeStart = wordStart
 		}
-		fn(token{term: stemBytes(word), pos: pos, start: wordStart, end: end})
+		if joined || parts > 0 {
+			whole = append(whole, word...)
+		}
+		term := word
+		if letters && len(word) > 3 {
+			term = stemLetters(word)
+		}
+		fn(token{term: term, pos: pos, start: wordStart, end: end})
 		pos++
 		parts++
 		word = word[:0]
@@ -100,48 +140,55 @@ func scan(s string, fn func(t token)) {
 	}
 	endCompound := func() {
 		if parts > 1 {
-			fn(token{term: bytes.TrimRight(whole, "-_."), pos: pos - parts, start: wholeStart, end: wholeEnd, parts: parts})
+			fn(token{term: whole, pos: pos - parts, start: wholeStart, end: wholeEnd, parts: parts})
 		}
-		parts, whole, wholeStart = 0, whole[:0], -1
+		parts, whole = 0, whole[:0]
 	}
 	for i := 0; i < len(s); {
-		r, n := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
+		c := s[i]
+		if asciiWord[c] != 0 {
+			if wordStart < 0 {
+				wordStart, letters = i, true
+			}
+			var digits bool
+			word, i, digits = appendRun(word, s, i)
+			letters = letters && !digits
+			continue
+		}
+		if c < utf8.RuneSelf && len(word) == 0 && parts == 0 && c != '[' && c != ']' {
+			i++ // between words: nothing to end
+			continue
+		}
+		r, n := rune(c), 1
+		if c >= utf8.RuneSelf {
 			r, n = utf8.DecodeRuneInString(s[i:])
 		}
 		switch {
-		case r < utf8.RuneSelf && asciiWord[r] != 0:
-			if wordStart < 0 {
-				wordStart = i
-			}
-			if wholeStart < 0 {
-				wholeStart = i
-			}
-			word = append(word, asciiWord[r])
-			whole = append(whole, asciiWord[r])
 		case r >= utf8.RuneSelf && isWordRune(r):
 			if wordStart < 0 {
-				wordStart = i
-			}
-			if wholeStart < 0 {
-				wholeStart = i
+				wordStart, letters = i, true
 			}
 			lr := unicode.ToLower(r)
+			letters = letters && 'a' <= lr && lr <= 'z'
 			word = utf8.AppendRune(word, lr)
-			whole = utf8.AppendRune(whole, lr)
 		case (r == '[' || r == ']') && mnemonicBracket(s, i):
 			// read through: the word goes on
 		case isJoiner(r) && len(word) > 0 && after(s, i+n):
-			emitWord(i)
+			emit(i, true)
 			whole = append(whole, byte(r))
 		default:
-			emitWord(i)
+			if len(word) > 0 {
+				emit(i, false)
+			}
 			endCompound()
 		}
 		i += n
 	}
-	emitWord(len(s))
+	if len(word) > 0 {
+		emit(len(s), false)
+	}
 	endCompound()
+	sc.word, sc.whole = word, whole
 }
 
 // Terms are the distinct search terms of a question in order, without
@@ -177,4 +224,55 @@ func Terms(text string) []string {
 		}
 	}
 	return kept
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// appendRun appends to word the run of ASCII letters and digits that
+// starts at s[i], lowered, and returns where the run ends and whether it
+// holds a digit. It reads eight bytes at a time: a run is found, lowered
+// and copied without a branch per byte.
+func appendRun(word []byte, s string, i int) (_ []byte, end int, digits bool) {
+	for i+8 <= len(s) {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		d, l := classify(x)
+		stop := ^(d | l) & highs // the bytes that end the run
+		// Setting 0x20 lowers a letter and keeps a digit; the bytes past
+		// the run's end are cut off again.
+		word = binary.LittleEndian.AppendUint64(word, x|0x20*ones)
+		if stop == 0 {
+			digits = digits || d != 0
+			i += 8
+			continue
+		}
+		n := bits.TrailingZeros64(stop) / 8
+		word = word[:len(word)-8+n]
+		digits = digits || d&(1<<(8*n)-1) != 0
+		return word, i + n, digits
+	}
+	for ; i < len(s); i++ {
+		c := asciiWord[s[i]]
+		if c == 0 {
+			break
+		}
+		digits = digits || c <= '9'
+		word = append(word, c)
+	}
+	return word, i, digits
+}
+
+// classify marks, with 0x80, the bytes of x that are ASCII digits (d) and
+// ASCII letters (l). Adding to a byte below 0x80 sets its high bit when
+// it reaches a bound and carries into no other byte.
+func classify(x uint64) (d, l uint64) {
+	ascii := ^x & highs
+	x &^= highs
+	d = (x + (0x80-'0')*ones) &^ (x + (0x7f-'9')*ones)
+	y := x | 0x20*ones // upper case letters to lower, and nothing else into a-z
+	l = (y + (0x80-'a')*ones) &^ (y + (0x7f-'z')*ones)
+	return d & ascii, l & ascii
 }
