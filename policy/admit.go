@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 
 	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/guard"
@@ -103,8 +104,18 @@ func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates
 	}
 	var rest []string
 	sensitive := 0
+	// Sorted candidates come folder by folder: a folder's verdict is
+	// reached once for all its files, and each file's own name is read.
+	lastDir, dirSensitive := "", false
 	for _, c := range cands {
-		if Sensitive(c) {
+		dir, name := "", c
+		if i := strings.LastIndexByte(c, '/'); i >= 0 {
+			dir, name = c[:i], c[i+1:]
+		}
+		if dir != lastDir {
+			lastDir, dirSensitive = dir, dir != "" && Sensitive(dir)
+		}
+		if dirSensitive || SensitiveName(name) {
 			sensitive++
 			continue
 		}

@@ -123,15 +123,19 @@ func TestCandidateMustBeRegularSingleLink(t *testing.T) {
 func TestSensitiveNamesNeverAdmitted(t *testing.T) {
 	t.Parallel()
 	root := thinTree(t)
-	names := []string{".env.md", "notes/api-key.md", "my-secrets-plan.md", "tokens.md", ".ssh/x.md", "ＴＯＫＥＮ.md"}
-	for _, n := range names {
+	// Files of a secret-looking folder next to, before and after files of
+	// ordinary ones: each folder's verdict holds for all its files only.
+	names := []string{".env.md", "notes/api-key.md", "my-secrets-plan.md", "tokens.md", ".ssh/x.md", "ＴＯＫＥＮ.md",
+		"notes/.ssh/a.md", "notes/.ssh/b.md", "notes/.ssh/deeper/c.md", "credentials/notes/d.md", "notes/sub/token.md"}
+	kept := []string{"STATE.md", "notes/ok.md", "notes/sub/ok.md", "notes/sub/deeper/ok.md", "zz/ok.md"}
+	for _, n := range append(names, kept...) {
 		testws.Write(t, root, n, "x\n")
 	}
-	a, err := policy.Admit(context.Background(), bind(t, root), append(names, "STATE.md"), policy.Options{})
+	a, err := policy.Admit(context.Background(), bind(t, root), append(names, kept...), policy.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(a.Allowed) != "[STATE.md]" {
+	if fmt.Sprint(a.Allowed) != "[STATE.md notes/ok.md notes/sub/deeper/ok.md notes/sub/ok.md zz/ok.md]" {
 		t.Fatalf("allowed %v", a.Allowed)
 	}
 	if a.Omissions[0].Reason != "sensitive_name" || a.Omissions[0].Count != len(names) {
