@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -174,6 +175,38 @@ func TestSizeAndCountWording(t *testing.T) {
 	} {
 		if got := size(n); got != want {
 			t.Errorf("size(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// Folders of one level are listed on every core, and listing stops once
+// the level has met more entries than the scan ceiling: a folder left
+// unlisted then is never taken for an empty one. Whatever the ceiling,
+// the walk either refuses or has met every entry, as one lister would.
+func TestWideLevelPastTheScanCeiling(t *testing.T) {
+	notes := map[string]string{}
+	for i := range 120 {
+		for j := range 3 {
+			notes[fmt.Sprintf("f%03d/n%d.md", i, j)] = "# N\n"
+		}
+	}
+	root := testws.Thin(t, notes)
+	ws := testws.Bind(t, root)
+	base, err := Take(bg, ws, Options{})
+	if err != nil || len(base.Docs) < 360 {
+		t.Fatalf("%v, %d documents", err, len(base.Docs))
+	}
+	for _, max := range []int{1, 7, 50, 200, 400, 470} {
+		lower(t, ceiling{entries: max, files: 1 << 30, file: 1 << 20, bytes: 1 << 40})
+		snap, err := Take(bg, ws, Options{})
+		if err == nil {
+			if len(snap.Docs) != len(base.Docs) {
+				t.Errorf("ceiling %d: %d documents served, want %d", max, len(snap.Docs), len(base.Docs))
+			}
+			continue
+		}
+		if got := refusal(t, err); !strings.Contains(got, "more than "+count(max)+" files and folders to scan") {
+			t.Errorf("ceiling %d: refusal %q", max, got)
 		}
 	}
 }

@@ -2,8 +2,12 @@ package snapshot
 
 import (
 	"context"
+	"errors"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/policy"
@@ -49,7 +53,7 @@ type walker struct {
 	thin    bool
 	col     *collector
 	en      *enumeration
-	dirs    *workspace.Reader // the folders' handles, each opened beneath its parent's
+	dirs    []*workspace.Reader // one per lister: the folders' handles, each opened beneath its parent's
 }
 
 // enumerate walks the tree one level at a time, never through a link, and
@@ -59,16 +63,21 @@ type walker struct {
 // pruned folder is listed, counted or read. Within a folder, entries are
 // taken in UTF-16 name order.
 func enumerate(ctx context.Context, ws *workspace.Workspace, fd feed, rules *policy.Session, exclude []string, thin bool, col *collector) (*enumeration, error) {
-	w := &walker{ctx: ctx, ws: ws, feed: fd, rules: rules, exclude: exclude, thin: thin, col: col, en: &enumeration{}, dirs: ws.NewReader()}
-	defer w.dirs.Close()
+	w := &walker{ctx: ctx, ws: ws, feed: fd, rules: rules, exclude: exclude, thin: thin, col: col, en: &enumeration{}}
+	w.dirs = make([]*workspace.Reader, runtime.GOMAXPROCS(0))
+	for i := range w.dirs {
+		w.dirs[i] = ws.NewReader()
+		defer w.dirs[i].Close()
+	}
 	if root, err := ws.Lstat("."); err == nil {
 		w.en.stamps = append(w.en.stamps, stamp{".", root})
 	}
 	level := []string{""}
 	for len(level) > 0 {
+		listings := w.listAll(level)
 		var subdirs []candidate
-		for _, dir := range level {
-			found, err := w.list(dir)
+		for i, dir := range level {
+			found, err := w.take(dir, listings[i])
 			if err != nil {
 				return nil, err
 			}
@@ -112,29 +121,93 @@ func (w *walker) prune(dirs []candidate) ([]string, error) {
 	return enter, nil
 }
 
-// list reads one folder: its Markdown candidates and ignore files go to the
-// enumeration, its folders worth asking about are returned.
-func (w *walker) list(dir string) ([]candidate, error) {
-	if err := cancelled(w.ctx); err != nil {
-		return nil, err
+// listing is one folder's entries in UTF-16 name order, or why it could
+// not be listed.
+type listing struct {
+	entries []workspace.Info
+	err     error
+}
+
+// listAll lists a level's folders on every core; what they hold is taken
+// afterwards in the level's order, so the walk is the same as one folder
+// at a time. Listing stops once the level has met more entries than the
+// scan ceiling allows, which take then refuses.
+func (w *walker) listAll(level []string) []listing {
+	out := make([]listing, len(level))
+	for i := range out {
+		out[i].err = errOverCeiling
 	}
-	en, col := w.en, w.col
 	if beforeList != nil {
-		beforeList(dir)
+		for _, dir := range level {
+			beforeList(dir)
+		}
 	}
+	var next, met atomic.Int64
+	var wg sync.WaitGroup
+	for _, r := range w.dirs[:min(len(w.dirs), len(level))] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(level) || met.Load() > int64(ceilings.entries) {
+					return
+				}
+				if err := cancelled(w.ctx); err != nil {
+					out[i].err = err
+					return
+				}
+				out[i] = w.list(r, level[i])
+				met.Add(int64(len(out[i].entries)))
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (w *walker) list(r *workspace.Reader, dir string) listing {
 	var opened func(int)
 	if w.feed != nil {
 		opened = func(fd int) { w.feed.dirOpened(fd, dir) }
 	}
-	entries, err := w.dirs.ListDir(dir, opened)
+	entries, err := r.ListDir(dir, opened)
 	if err != nil {
+		return listing{err: errUnlisted}
+	}
+	sort.Slice(entries, func(i, j int) bool { return guard.Less(entries[i].Name, entries[j].Name) })
+	return listing{entries: entries}
+}
+
+// errUnlisted marks a folder that could not be listed, errOverCeiling one
+// left unlisted because its level had already met too many entries (the
+// folders before it hold more than the ceiling, so take refuses before
+// it meets one; refusing there too keeps it so if that ever changes).
+var (
+	errUnlisted    = errors.New("folder not listed")
+	errOverCeiling = errors.New("folder left unlisted past the scan ceiling")
+)
+
+// take reads one folder's listing: its Markdown candidates and ignore
+// files go to the enumeration, its folders worth asking about are
+// returned.
+func (w *walker) take(dir string, l listing) ([]candidate, error) {
+	if err := cancelled(w.ctx); err != nil {
+		return nil, err
+	}
+	en, col := w.en, w.col
+	switch {
+	case l.err == errUnlisted:
 		col.add("filesystem", "directory_unavailable", 1)
 		col.complete, col.unstable = false, true
 		return nil, nil
+	case l.err == errOverCeiling:
+		return nil, tooManyEntries(w.thin)
+	case l.err != nil:
+		return nil, l.err
 	}
-	sort.Slice(entries, func(i, j int) bool { return guard.Less(entries[i].Name, entries[j].Name) })
 	var subdirs []candidate
-	for _, e := range entries {
+	for _, e := range l.entries {
 		en.scanned++
 		if en.scanned > ceilings.entries {
 			return nil, tooManyEntries(w.thin)
