@@ -106,7 +106,7 @@ func main() {
 	coldOnly := flag.String("cold-only", "", "only measure cold calls (and vivary-mcp's first answer) on this existing workspace")
 	base := flag.String("base", "", "with -cold-only: a folder with another build's vivary and vivary-mcp, measured in the same rounds")
 	profile := flag.String("cpuprofile", "", "with -cold-only and -call: run that one call cold in this process and write its CPU profile here")
-	call := flag.String("call", "check", "the producer -cpuprofile runs")
+	call := flag.String("call", "check", "the producer -cpuprofile runs: query, find, capsule, check, or served-check (vivary-mcp's first answer, with its change feed)")
 	flag.Parse()
 	if *coldOnly != "" && *profile != "" {
 		if err := profileCold(*coldOnly, *call, *profile); err != nil {

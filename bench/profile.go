@@ -31,6 +31,11 @@ func profileCold(root, call, out string) error {
 	}
 	defer ws.Close()
 	r := produce.NewReader(ws)
+	if call == "served-check" {
+		// vivary-mcp's first answer: a serving reader keeps a change feed.
+		r = produce.NewServingReader(ws)
+	}
+	defer r.Close()
 	ctx := context.Background()
 	switch call {
 	case "query":
