@@ -126,7 +126,8 @@ func TestSensitiveNamesNeverAdmitted(t *testing.T) {
 	// Files of a secret-looking folder next to, before and after files of
 	// ordinary ones: each folder's verdict holds for all its files only.
 	names := []string{".env.md", "notes/api-key.md", "my-secrets-plan.md", "tokens.md", ".ssh/x.md", "ＴＯＫＥＮ.md",
-		"notes/.ssh/a.md", "notes/.ssh/b.md", "notes/.ssh/deeper/c.md", "credentials/notes/d.md", "notes/sub/token.md"}
+		"notes/.ssh/a.md", "notes/.ssh/b.md", "notes/.ssh/deeper/c.md", "credentials/notes/d.md", "notes/sub/token.md",
+		"notes/ｓｅｃｒｅｔｓ/a.md", "notes/api%2Dkey/b.md"}
 	kept := []string{"STATE.md", "notes/ok.md", "notes/sub/ok.md", "notes/sub/deeper/ok.md", "zz/ok.md"}
 	for _, n := range append(names, kept...) {
 		testws.Write(t, root, n, "x\n")

@@ -94,7 +94,8 @@ func after(s string, i int) bool {
 // stemmed, at its own position, and for a compound of several runs (an
 // identifier such as DEC-0054) the whole compound, lowered and unstemmed,
 // at the position of its first run. Brackets that mark letters inside a
-// word are read through. Nothing of s is kept: terms are fresh strings.
+// word are read through. Nothing of s is kept: a term is the scanner's own
+// lowered copy, valid only while fn runs.
 func scan(s string, fn func(t token)) {
 	var sc scanner
 	sc.scan(s, fn)

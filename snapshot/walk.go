@@ -166,6 +166,7 @@ func (w *walker) listAll(level []string) []listing {
 	return out
 }
 
+// list lists one folder through r, its lister's own handles.
 func (w *walker) list(r *workspace.Reader, dir string) listing {
 	var opened func(int)
 	if w.feed != nil {
