@@ -213,7 +213,7 @@ func assignmentAt(t string, op int) bool {
 	v := value(t, op+1)
 	if authSchemes[strings.ToLower(strings.Trim(v, `"'`))] {
 		// Authorization: Bearer <credential>: the scheme names the kind.
-		i := op + 1 + strings.Index(t[op+1:], v) + len(v)
+		i := op + 1 + strings.Index(t[op+1:min(len(t), op+1+2*maxValue)], v) + len(v)
 		v = value(t, i)
 	}
 	v = strings.Trim(v, "\"'`,;")
@@ -231,16 +231,23 @@ func insidePlaceholder(t string, end int) bool {
 	return start >= 2 && t[start-2:start] == "{{"
 }
 
-// value is the first word after i on the same line.
+// maxValue bounds how far a value is read: what it holds past that
+// decides nothing, and an unbounded read from every operator of a long
+// word would make the scan quadratic.
+const maxValue = 256
+
+// value is the first word after i on the same line, at most maxValue
+// bytes of it.
 func value(t string, i int) string {
-	for i < len(t) && (t[i] == ' ' || t[i] == '\t') {
+	for k := 0; i < len(t) && (t[i] == ' ' || t[i] == '\t') && k < maxValue; k++ {
 		i++
 	}
+	end := min(len(t), i+maxValue)
 	j := i
-	for j < len(t) && !isSpaceByte(t[j]) {
+	for j < end && !isSpaceByte(t[j]) {
 		if t[j] == '{' && strings.HasPrefix(t[j:], "{{") {
 			// A template reference is part of the value: {{user}}hunter2.
-			if k := strings.Index(t[j:], "}}"); k > 0 && !strings.ContainsAny(t[j:j+k], " \t\n") {
+			if k := strings.Index(t[j:end], "}}"); k > 0 && !strings.ContainsAny(t[j:j+k], " \t\n") {
 				j += k + 2
 				continue
 			}

@@ -175,7 +175,7 @@ var (
 	// lineLead is what stands before a word that goes on from the line
 	// above: indentation, quote marks, a table bar or a list marker.
 	lineLead     = regexp.MustCompile(`^[ \t]*(?:>[ \t]*)*(?:\|[ \t]*|[-*+][ \t]+|[0-9]{1,3}[.)][ \t]+)?`)
-	inWordMarkup = regexp.MustCompile(`([\p{L}\p{N}_\-])((?:[*` + "`" + `]+|<!--.*?-->|</?[A-Za-z][^<>\n]{0,80}>)+)([\p{L}\p{N}_\-])`)
+	inWordMarkup = regexp.MustCompile(`([\p{L}\p{N}_\-])((?:[*` + "`" + `]+|<!--[^\n]{0,80}?-->|</?[A-Za-z][^<>\n]{0,80}>)+)([\p{L}\p{N}_\-])`)
 	backslashEsc = regexp.MustCompile(`\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|\r?\n[ \t]*|[ntr]|[!-/:-@\[-` + "`" + `{-~])`)
 	percentEsc   = regexp.MustCompile(`%[0-9A-Fa-f]{2}`)
 	tableRow     = regexp.MustCompile(`(?m)^[ \t]*\|(.*)\|[ \t]*$`)
@@ -225,6 +225,9 @@ func decode(s string) string {
 		s = strings.Map(func(r rune) rune {
 			if m, ok := confusables[r]; ok && r > unicode.MaxASCII {
 				return m
+			}
+			if r > unicode.MaxASCII && IsDash(r) {
+				return '-'
 			}
 			if r > unicode.MaxASCII && (unicode.IsSpace(r) || invisible(r)) {
 				return -1 // a no-break or thin space, or a filler, inside a key
