@@ -31,6 +31,11 @@ func TestScreenLinear(t *testing.T) {
 	for _, name := range sortedKeys(cases) {
 		check(name, cases[name], Credential)
 	}
+	// The output screen's machine-path rule.
+	for name, unit := range map[string]string{"unc starts": `(\\a`, "path starts": " /a", "drives": "(C:/",
+		"uris then paths": "https://x)/a", "slashes": "a/b/"} {
+		check("machine path: "+name, unit, MachinePath)
+	}
 	// Each gitleaks rule on its own near misses, glued into one word and
 	// after its keyword and an operator.
 	for _, id := range sortedKeys(rules) {

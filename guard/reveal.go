@@ -238,15 +238,69 @@ func decode(s string) string {
 	return s
 }
 
-// tableView writes each Markdown table row's cells as "a: b: c", so a
-// row | password | hunter2 | reads as the assignment it is.
+// tableView writes each Markdown table row's cells as "a: b" where b
+// looks like a value and "a ; b" where it does not, so a row
+// | password | hunter2 | reads as the assignment it is and a settings
+// table's | Passwords | Button | [[…|Set a password]] | does not.
 func tableView(t string) string {
 	return tableRow.ReplaceAllStringFunc(t, func(row string) string {
 		row = strings.TrimSpace(row)
-		cells := strings.Split(row[1:len(row)-1], "|")
-		for i := range cells {
-			cells[i] = strings.TrimSpace(cells[i])
+		cells := tableCells(row[1 : len(row)-1])
+		var b strings.Builder
+		for i, c := range cells {
+			if i > 0 {
+				if cellValue(c) {
+					b.WriteString(": ")
+				} else {
+					b.WriteString(" ; ")
+				}
+			}
+			b.WriteString(c)
 		}
-		return strings.Join(cells, ": ")
+		return b.String()
 	})
+}
+
+// tableCells splits a row at its bars, not at an escaped one (\|) or one
+// inside a code span or a wiki link ([[page|label]]).
+func tableCells(row string) []string {
+	var out []string
+	start, code, wiki := 0, false, false
+	for i := 0; i < len(row); i++ {
+		switch c := row[i]; {
+		case c == '\\':
+			i++
+		case c == '`':
+			code = !code
+		case !code && strings.HasPrefix(row[i:], "[["):
+			wiki = true
+		case !code && strings.HasPrefix(row[i:], "]]"):
+			wiki = false
+		case c == '|' && !code && !wiki:
+			out = append(out, strings.TrimSpace(row[start:i]))
+			start = i + 1
+		}
+	}
+	return append(out, strings.TrimSpace(row[start:]))
+}
+
+// cellValue reports a table cell that reads as a value: a code span, or a
+// word that is not a link or a label (a capitalised plain word: Button,
+// String); several words only when the first reads as a password
+// (hunter2 (old)), not as a sentence or a name.
+func cellValue(c string) bool {
+	if len(c) >= 2 && c[0] == '`' && c[len(c)-1] == '`' {
+		return true
+	}
+	if c == "" || link(c) {
+		return false
+	}
+	words := strings.Fields(c)
+	first := strings.Trim(words[0], "*_")
+	if len(words) > 1 {
+		return secretWord(first) || strongSecret(first) || randomCase(first)
+	}
+	r, n := utf8.DecodeRuneInString(first)
+	label := unicode.IsUpper(r) && strings.IndexFunc(first[n:], func(r rune) bool { return !unicode.IsLower(r) }) < 0
+	return !label
 }

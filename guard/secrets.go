@@ -40,8 +40,8 @@ func (e *engine) prefixAt(t string, i int) bool {
 
 var screen = sync.OnceValue(func() *engine {
 	e := &engine{gate: rulekit.WordGate, minOp: 1 << 30}
-	if len(gitleaksRules) > len(ruleSet{})*64 {
-		panic("guard: more gitleaks rules than a rule set holds")
+	if len(gitleaksRules)+len(vendorPrefixes) > len(ruleSet{})*64 {
+		panic("guard: more gitleaks rules and prefixes than a rule set holds")
 	}
 	for i := range gitleaksRules {
 		r := newRule(&gitleaksRules[i])
@@ -70,8 +70,12 @@ var screen = sync.OnceValue(func() *engine {
 			}
 		}
 	}
-	e.word = newAutomaton(e.rules, func(r *rule) bool { return r.shape == inWord || r.alsoWord })
-	e.tmpl = newAutomaton(e.rules, func(r *rule) bool { return r.shape == assigned })
+	words := ruleKeywords(e.rules, func(r *rule) bool { return r.shape == inWord || r.alsoWord })
+	for i, p := range vendorPrefixes {
+		words = append(words, keyword{strings.ToLower(p), uint16(len(e.rules) + i)})
+	}
+	e.word = newAutomaton(words)
+	e.tmpl = newAutomaton(ruleKeywords(e.rules, func(r *rule) bool { return r.shape == assigned }))
 	return e
 })
 
@@ -115,7 +119,7 @@ func (e *engine) finds(t string) bool {
 			}
 		}
 	}
-	if e.opsFind(t) {
+	if e.opsFind(t) || commandFinds(t) || configLineFinds(t) {
 		return true
 	}
 	if i := beginIndex(t); i < len(t) {
@@ -189,6 +193,11 @@ func (e *engine) inWordFinds(w string) bool {
 	}
 	for i, r := range e.rules {
 		if set.has(i) && (r.minWord <= len(w) || r.alsoWord) && r.finds(w) {
+			return true
+		}
+	}
+	for i, p := range vendorPrefixes {
+		if set.has(len(e.rules)+i) && prefixedKey(w, p) {
 			return true
 		}
 	}
