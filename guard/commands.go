@@ -74,20 +74,17 @@ func commandFinds(t string) bool {
 			return true
 		}
 	}
-	// The commands that take a password without a dash flag.
-	for _, key := range []string{"/p:", "sqlplus"} {
-		done = 0
-		for i := nextIndex(t, 0, key); i < len(t); i = nextIndex(t, i+len(key), key) {
-			if i >= done {
-				a := strings.LastIndexByte(t[:i], '\n') + 1
-				done = nextByte(t, i, '\n')
-				if commandLine(t[a:done]) {
-					return true
-				}
-			}
-		}
-	}
 	return false
+}
+
+// commandLineAt reads the line around t[i] as a command line: the few
+// commands that take a password without a dash flag are found from
+// elsewhere (xfreerdp's /p: from the operator scan, sqlplus's
+// user/password@db from the "@" one), so no extra pass reads every text
+// for their names.
+func commandLineAt(t string, i int) bool {
+	a := strings.LastIndexByte(t[:i], '\n') + 1
+	return commandLine(t[a:nextByte(t, i, '\n')])
 }
 
 // flagStart reports a flag at t[i] that may take a password: one a table
@@ -98,12 +95,13 @@ func flagStart(t string, i int) bool {
 		j++
 	}
 	f := t[i:j]
-	if len(f) >= 4 {
+	switch f {
+	case "-p", "-P", "-a", "-w", "-U", "-u", "-k", "-A", "-X", "-b", "-pw", "-storepass", "-keypass",
+		"-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass", "-passin", "-passout", "-pass", "-password":
 		return true
 	}
-	switch f {
-	case "-p", "-P", "-a", "-w", "-U", "-u", "-k", "-A", "-X", "-b", "-pw":
-		return true
+	if name := strings.TrimLeft(f, "-"); len(f) >= 4 && secretName(name, len(name)) {
+		return true // --password, --api-key
 	}
 	// -pSECRET, -bc, -nb: short flags run together.
 	return len(f) >= 2 && strings.ContainsAny(f[1:], "pPb")
@@ -266,6 +264,21 @@ func htpasswdFinds(words []string) bool {
 		want = 1
 	}
 	return batch && len(pos) > want && flagValue("", "", pos[want])
+}
+
+// sqlplusFinds reads the lines that run sqlplus (called only for text
+// with an "@": its login is user/password@database).
+func sqlplusFinds(t string) bool {
+	done := 0
+	for i := nextIndex(t, 0, "sqlplus"); i < len(t); i = nextIndex(t, i+7, "sqlplus") {
+		if i >= done {
+			done = nextByte(t, i, '\n')
+			if commandLineAt(t, i) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sqlplusLogin reads sqlplus's user/password[@db].

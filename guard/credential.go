@@ -24,7 +24,7 @@ import (
 // type words (token: string) and plain settings (auth: required).
 func Credential(s string) bool {
 	t := securityText(s)
-	if strings.IndexByte(t, '@') >= 0 && userinfo(t) {
+	if strings.IndexByte(t, '@') >= 0 && (userinfo(t) || sqlplusFinds(t)) {
 		return true
 	}
 	if mayHoldToken(t) && (tokenRe.MatchString(t) || tokenAcrossLines(t)) {

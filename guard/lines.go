@@ -6,35 +6,36 @@ import "strings"
 // .netrc entry (machine HOST login USER password SECRET, on one line or
 // several) and a .pgpass line (host:port:database:user:SECRET).
 
-// configLineFinds reports a password in a .netrc entry or a .pgpass line.
-func configLineFinds(t string) bool {
-	return netrcFinds(t) || pgpassFinds(t)
+// netrcAt reports a .netrc password in the word t[a:e], the last of its
+// line: the words before it are "password", and before that "login" and
+// a name (on the line or the line above), and "machine" or "default"
+// stands as a word in the 200 bytes before them (an entry starts with
+// one). The line scan of the second view reads each line's last word, so
+// the class costs no pass of its own.
+func netrcAt(t string, a, e int) bool {
+	j := skipBack(t, a, isSpaceByte)
+	if j < 8 || t[j-8:j] != "password" || j > 8 && !isSpaceByte(t[j-9]) {
+		return false
+	}
+	k := skipBack(t, j-8, isSpaceByte)
+	k = skipBack(t, k, func(c byte) bool { return !isSpaceByte(c) })
+	k = skipBack(t, k, isSpaceByte)
+	if k < 5 || t[k-5:k] != "login" || k > 5 && !isSpaceByte(t[k-6]) {
+		return false
+	}
+	before := t[max(0, k-200):k]
+	if !hasWord(before, "machine") && !hasWord(before, "default") {
+		return false
+	}
+	return isValue(t, a, e)
 }
 
-// netrcFinds looks at each "password" word followed by a value: it is a
-// .netrc password when the two words before it are "login" and a name
-// (on its line or the line above) and "machine" or "default" stands as a
-// word in the 200 bytes before them (an entry starts with one), and the
-// value is one.
-func netrcFinds(t string) bool {
-	for i := nextIndex(t, 0, "password"); i < len(t); i = nextIndex(t, i+8, "password") {
-		if i > 0 && !isSpaceByte(t[i-1]) || i+9 > len(t) || (t[i+8] != ' ' && t[i+8] != '\t') {
-			continue
-		}
-		before := t[max(0, i-200):i]
-		words := strings.Fields(before)
-		if len(words) < 3 || words[len(words)-2] != "login" {
-			continue
-		}
-		if !hasWord(before, "machine") && !hasWord(before, "default") {
-			continue
-		}
-		a, b := valueSpan(t, i+8)
-		if b > a && isValue(t, a, b) {
-			return true
-		}
+// skipBack moves from i back over at most 128 bytes that in accepts.
+func skipBack(t string, i int, in func(byte) bool) int {
+	for n := 0; i > 0 && in(t[i-1]) && n < 128; n++ {
+		i--
 	}
-	return false
+	return i
 }
 
 // hasWord reports w as a whole word (between spaces or the ends) in s.
@@ -53,36 +54,27 @@ func hasWord(s, w string) bool {
 	return false
 }
 
-// pgpassFinds looks at each word with exactly four colons: it is a
-// .pgpass line when its port is a number or "*", its host, database and
-// user are names or "*" (not the hex groups of an IPv6 address), and its
-// password is a value. Each word is read once.
-func pgpassFinds(t string) bool {
-	done := 0
-	for i := nextByte(t, 0, ':'); i < len(t); i = nextByte(t, i+1, ':') {
-		if i < done {
-			continue
-		}
-		a, b := i, i
-		for a > 0 && !isSpaceByte(t[a-1]) && t[a-1] != '`' {
-			a--
-		}
-		for b < len(t) && !isSpaceByte(t[b]) && t[b] != '`' {
-			b++
-		}
-		done = b
-		if pgpassLine(t[a:b]) {
-			return true
-		}
+// pgpassAt reads the word around the colon at t[i] as a .pgpass line: it
+// is one when it has exactly four colons, its port is a number or "*",
+// its host, database and user are names or "*" (not the hex groups of an
+// IPv6 address), and its password is a value. It gives the word's end, so
+// the operator scan reads each word once.
+func pgpassAt(t string, i int) (end int, found bool) {
+	a, b := i, i
+	for a > 0 && !isSpaceByte(t[a-1]) && t[a-1] != '`' {
+		a--
 	}
-	return false
+	for b < len(t) && !isSpaceByte(t[b]) && t[b] != '`' {
+		b++
+	}
+	return b, pgpassLine(t[a:b])
 }
 
 func pgpassLine(w string) bool {
-	f := strings.Split(w, ":")
-	if len(f) != 5 {
+	if strings.Count(w, ":") != 4 {
 		return false
 	}
+	f := strings.Split(w, ":")
 	for _, x := range f {
 		if x == "" {
 			return false

@@ -19,6 +19,7 @@ func (e *engine) opsFind(t string) bool {
 	var w opWindow
 	var ends valueEnds
 	var curl curlLines
+	pgDone := 0 // the end of the last word read as a .pgpass line
 	for {
 		k := 0
 		for j := 1; j < len(next); j++ {
@@ -33,6 +34,17 @@ func (e *engine) opsFind(t string) bool {
 		next[k] = nextByte(t, op+1, opBytes[k])
 		if (t[op] == '=' || t[op] == ':') && (assignmentAt(t, op) || curl.finds(e, t, op)) {
 			return true
+		}
+		if t[op] == ':' {
+			if op >= 2 && t[op-2:op] == "/p" && commandLineAt(t, op) {
+				return true // xfreerdp /p:SECRET
+			}
+			if op >= pgDone {
+				var found bool
+				if pgDone, found = pgpassAt(t, op); found {
+					return true
+				}
+			}
 		}
 		j := op + 1
 		for n := 0; n < 5 && j < len(t) && valueLead[t[j]]; n++ {
@@ -117,7 +129,8 @@ func byteSet(s string) (t [256]bool) {
 // before it, when "curl" is among them.
 type curlLines struct {
 	start, end int // the line last looked at
-	flag       int // where its first flag is, or -1
+	scanned    int // how far into it no flag was found
+	flag       bool
 	checked    bool
 }
 
@@ -125,9 +138,17 @@ func (c *curlLines) finds(e *engine, t string, op int) bool {
 	if c.end == 0 || op >= c.end || op < c.start {
 		c.start = strings.LastIndexByte(t[:op], '\n') + 1
 		c.end = nextByte(t, op, '\n')
-		c.flag, c.checked = firstFlag(t[c.start:min(c.end, len(t))]), false
+		c.scanned, c.flag, c.checked = c.start, false, false
 	}
-	if c.checked || c.flag < 0 || op < c.start+c.flag {
+	if !c.flag {
+		// Only the part of the line before the operator is read, and
+		// each byte once: a flag ends at most 8 bytes before where the
+		// last look stopped.
+		from := max(c.start, c.scanned-8)
+		c.flag = firstFlag(t[from:op]) >= 0
+		c.scanned = op
+	}
+	if c.checked || !c.flag {
 		return false
 	}
 	c.checked = true

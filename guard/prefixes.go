@@ -11,7 +11,7 @@ import "strings"
 // holds the list to the gitleaks rules' own key prefixes.
 var vendorPrefixes = []string{
 	// cloud
-	"AKIA", "ASIA", "ABIA", "ACCA", "AIza", "GOCSPX-", "ya29.", "LTAI", "AKID", "ABSK", "AKCp", "ATATT3",
+	"AKIA", "ASIA", "ABIA", "ACCA", "A3T", "AIza", "GOCSPX-", "ya29.", "LTAI", "AKID", "ABSK", "AKCp", "ATATT3",
 	"dop_v1_", "doo_v1_", "dor_v1_", "DOR_V1_", "hvs.", "hvb.", "hvr.", "dt0c01.", "dapi", "EZAK", "EZTK",
 	"sbp_", "sb_secret_", "dckr_pat_", "dckr_oat_",
 	// source hosts and registries
@@ -30,7 +30,7 @@ var vendorPrefixes = []string{
 	// the rest
 	"lin_api_", "ntn_", "PMAK-", "p8e-", "ico-", "fio-u-", "dp.pt.", "dp.st.", "dp.ct.", "dp.sa.",
 	"pscale_tkn_", "pscale_oauth_", "pscale_pw_", "sntrys_", "sntryu_", "sm_aat_", "sm_pat_", "sm_sat_",
-	"HRKU-AA", "AGE-SECRET-KEY-1", "tk-us-", "ops_eyJ",
+	"HRKU-AA", "AGE-SECRET-KEY-1", "tk-us-", "ops_eyJ", "sha256~",
 }
 
 // minKeyTail is how many letters and digits after a vendor prefix make a

@@ -30,9 +30,13 @@ import (
 func revealed(s, t string) bool {
 	d := t
 	if mayBeEncoded(s) {
-		d = securityText(decode(s))
-		if d != t && coreFinds(d) {
-			return true
+		// decode gives s itself back when it undid nothing: no second
+		// normalisation then.
+		if dec := decode(s); dec != s {
+			d = securityText(dec)
+			if d != t && coreFinds(d) {
+				return true
+			}
 		}
 	}
 	if strings.IndexByte(d, '|') >= 0 {
@@ -40,7 +44,11 @@ func revealed(s, t string) bool {
 			return true
 		}
 	}
-	if !anyLineEndsInKey(d) {
+	split, netrc := lineEnds(d)
+	if netrc {
+		return true
+	}
+	if !split {
 		return false
 	}
 	// A blank line ends a paragraph, or sits inside a folded YAML scalar:
@@ -89,9 +97,11 @@ func joinSplit(t string, overBlank bool) string {
 	return b.String()
 }
 
-// anyLineEndsInKey reports a line whose last word may start a key.
-func anyLineEndsInKey(t string) bool {
-	for i := nextByte(t, 0, '\n'); i < len(t); i = nextByte(t, i+1, '\n') {
+// lineEnds reads the last word of every line, in one pass: split
+// reports a line (followed by another) whose last word may start a key,
+// netrc a .netrc password (netrcAt) as the last word of a line.
+func lineEnds(t string) (split, netrc bool) {
+	for i := nextByte(t, 0, '\n'); ; i = nextByte(t, i+1, '\n') {
 		e := i
 		for e > 0 && (t[e-1] == ' ' || t[e-1] == '\t' || t[e-1] == '\r' || t[e-1] == '|') {
 			e--
@@ -100,11 +110,14 @@ func anyLineEndsInKey(t string) bool {
 		for a > 0 && !isSpaceByte(t[a-1]) {
 			a--
 		}
-		if keyStart(t[a:e]) {
-			return true
+		if a < e && netrcAt(t, a, e) {
+			return split, true
 		}
+		if i == len(t) {
+			return split, false
+		}
+		split = split || keyStart(t[a:e])
 	}
-	return false
 }
 
 // keyStart reports a word that may be the start of a key: not a plain
@@ -129,7 +142,7 @@ func keyStart(w string) bool {
 
 // coreFinds is Credential's screen over security text.
 func coreFinds(t string) bool {
-	if strings.IndexByte(t, '@') >= 0 && userinfo(t) {
+	if strings.IndexByte(t, '@') >= 0 && (userinfo(t) || sqlplusFinds(t)) {
 		return true
 	}
 	if mayHoldToken(t) && tokenRe.MatchString(t) {
@@ -143,7 +156,7 @@ func mayHoldKeyword(t string) bool {
 		return true
 	}
 	var set ruleSet
-	screen().word.scan(t, 0, &set)
+	screen().split.scan(t, 0, &set)
 	return !set.empty()
 }
 
@@ -158,14 +171,28 @@ func mayBeEncoded(s string) bool {
 	return !isASCII(s)
 }
 
-// hasInWordMarkup is a cheap filter for inWordMarkup: a "*", "`" or "<"
-// right after a word byte.
+// hasInWordMarkup is a cheap filter for inWordMarkup: a run of "*" or "`"
+// with a word byte on both sides (ghp*_*…, a`b`c), or a "<" right after a
+// word byte. A code span's closing backtick after its last word, the
+// common case, is not one.
 func hasInWordMarkup(s string) bool {
+	word := func(c byte) bool { return isNameByte(c) || c >= 0x80 }
 	for _, c := range []byte("*`<") {
 		for i := nextByte(s, 0, c); i < len(s); i = nextByte(s, i+1, c) {
-			if i > 0 && (isNameByte(s[i-1]) || s[i-1] >= 0x80) {
+			if i == 0 || !word(s[i-1]) {
+				continue
+			}
+			if c == '<' {
 				return true
 			}
+			j := i
+			for j < len(s) && (s[j] == '*' || s[j] == '`') {
+				j++
+			}
+			if j < len(s) && word(s[j]) {
+				return true
+			}
+			i = j - 1
 		}
 	}
 	return false
@@ -178,7 +205,6 @@ var (
 	inWordMarkup = regexp.MustCompile(`([\p{L}\p{N}_\-])((?:[*` + "`" + `]+|<!--[^\n]{0,80}?-->|</?[A-Za-z][^<>\n]{0,80}>)+)([\p{L}\p{N}_\-])`)
 	backslashEsc = regexp.MustCompile(`\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|\r?\n[ \t]*|[ntr]|[!-/:-@\[-` + "`" + `{-~])`)
 	percentEsc   = regexp.MustCompile(`%[0-9A-Fa-f]{2}`)
-	tableRow     = regexp.MustCompile(`(?m)^[ \t]*\|(.*)\|[ \t]*$`)
 )
 
 // decode undoes the encodings a reader undoes without thinking.
@@ -241,14 +267,27 @@ func decode(s string) string {
 // tableView writes each Markdown table row's cells as "a: b" where b
 // looks like a value and "a ; b" where it does not, so a row
 // | password | hunter2 | reads as the assignment it is and a settings
-// table's | Passwords | Button | [[…|Set a password]] | does not.
+// table's | Passwords | Button | [[…|Set a password]] | does not. Only the
+// lines that hold a bar are read; a text without a row is given back.
 func tableView(t string) string {
-	return tableRow.ReplaceAllStringFunc(t, func(row string) string {
-		row = strings.TrimSpace(row)
-		cells := tableCells(row[1 : len(row)-1])
-		var b strings.Builder
-		for i, c := range cells {
-			if i > 0 {
+	var b strings.Builder
+	last, done := 0, 0
+	for i := nextByte(t, 0, '|'); i < len(t); i = nextByte(t, i+1, '|') {
+		if i < done {
+			continue
+		}
+		start := strings.LastIndexByte(t[:i], '\n') + 1
+		done = nextByte(t, i, '\n')
+		row := strings.Trim(t[start:done], " \t\r")
+		if len(row) < 2 || row[0] != '|' || row[len(row)-1] != '|' {
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(t))
+		}
+		b.WriteString(t[last:start])
+		for k, c := range tableCells(row[1 : len(row)-1]) {
+			if k > 0 {
 				if cellValue(c) {
 					b.WriteString(": ")
 				} else {
@@ -257,8 +296,13 @@ func tableView(t string) string {
 			}
 			b.WriteString(c)
 		}
-		return b.String()
-	})
+		last = done
+	}
+	if last == 0 {
+		return t
+	}
+	b.WriteString(t[last:])
+	return b.String()
 }
 
 // tableCells splits a row at its bars, not at an escaped one (\|) or one

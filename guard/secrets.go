@@ -14,8 +14,12 @@ import (
 // which of them a piece of text must be matched against.
 type engine struct {
 	rules []*rule
-	word  *automaton // keywords of in-word rules
+	word  *automaton // keywords of in-word rules and the vendor prefixes
 	tmpl  *automaton // keywords of assignment-template rules
+	// split: the word automaton's keywords of three bytes or more, which
+	// the second view's line join looks for at a line's end (two-byte
+	// ones, "sk", "ey", are in too many words to join lines for).
+	split *automaton
 	curls []*rule
 	key   *rule
 	// gate is the shortest word the word gate reports; minOp the shortest
@@ -75,6 +79,13 @@ var screen = sync.OnceValue(func() *engine {
 		words = append(words, keyword{strings.ToLower(p), uint16(len(e.rules) + i)})
 	}
 	e.word = newAutomaton(words)
+	var long []keyword
+	for _, k := range words {
+		if len(k.s) >= 3 {
+			long = append(long, k)
+		}
+	}
+	e.split = newAutomaton(long)
 	e.tmpl = newAutomaton(ruleKeywords(e.rules, func(r *rule) bool { return r.shape == assigned }))
 	return e
 })
@@ -119,7 +130,7 @@ func (e *engine) finds(t string) bool {
 			}
 		}
 	}
-	if e.opsFind(t) || commandFinds(t) || configLineFinds(t) {
+	if e.opsFind(t) || commandFinds(t) {
 		return true
 	}
 	if i := beginIndex(t); i < len(t) {
