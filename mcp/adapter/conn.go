@@ -17,6 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vivary-dev/vivary-go/canon"
 )
 
 // FrameReader reads newline-delimited frames of at most MaxFrameBytes bytes,
@@ -160,6 +162,21 @@ func (c *frameConn) loop() {
 		rawID, hasID := json.RawMessage(nil), false
 		if json.Unmarshal(line, &fields) == nil {
 			rawID, hasID = fields["id"]
+		}
+		if _, err := canon.DecodeStrict(line); errors.Is(err, canon.ErrDuplicateKey) {
+			// One message read two ways (whatever stands between the
+			// client and this server may act on the first of two keys, the
+			// SDK on the last) is refused, as duplicate keys in arguments
+			// are. The answer names the id only when it is stated once.
+			const dup = "invalid request: a key appears twice in one object"
+			if _, err := decodeObject(line); err == nil && hasID {
+				if _, ok := idKey(rawID); ok {
+					c.answer(rawID, jsonrpc.CodeInvalidRequest, dup, nil)
+					continue
+				}
+			}
+			c.errorLine(jsonrpc.CodeInvalidRequest, dup)
+			continue
 		}
 		key := ""
 		if hasID {
