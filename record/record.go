@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vivary-dev/vivary-go/canon"
+	"github.com/vivary-dev/vivary-go/capsule"
 	"github.com/vivary-dev/vivary-go/doctor"
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/policy"
@@ -166,18 +167,18 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, req Request)
 	if err != nil {
 		return nil, err
 	}
-	capsule, err := produce.VerifyCapsule(raw)
+	saved, err := capsule.Verify(raw)
 	if err != nil {
-		if errors.Is(err, produce.ErrCapsuleNotObject) {
+		if errors.Is(err, capsule.ErrNotObject) {
 			return nil, fail("record capsule must be one bounded JSON object; pass the JSON that 'vivary capsule --json' printed, unchanged")
 		}
 		return nil, fail("record capsule integrity verification failed; the capsule changed after it was made, so ask for a new one with 'vivary capsule --json'")
 	}
-	current, err := reader.WorkspaceFingerprint(ctx)
+	current, err := capsule.WorkspaceFingerprint(ctx, reader)
 	if err != nil {
 		return nil, fail("record capsule workspace binding could not be verified; run it again")
 	}
-	if current != capsule.Workspace.Fingerprint {
+	if current != saved.Workspace.Fingerprint {
 		return nil, fail("record capsule is stale or belongs to a different workspace state; ask for a new capsule with 'vivary capsule --json' and preview again")
 	}
 	source, err := readInput(req.Source, "source")
@@ -185,7 +186,7 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, req Request)
 		return nil, err
 	}
 	p := &Plan{Contract: policy.ThinContract, Path: dest, content: source, AfterHash: sha(source),
-		Capsule: CapsuleBinding{ID: capsule.CapsuleID, Fingerprint: capsule.Fingerprint, WorkspaceFingerprint: capsule.Workspace.Fingerprint}}
+		Capsule: CapsuleBinding{ID: saved.CapsuleID, Fingerprint: saved.Fingerprint, WorkspaceFingerprint: saved.Workspace.Fingerprint}}
 	if srcAbs, err := filepath.Abs(req.Source); err == nil && srcAbs == filepath.Join(abs, filepath.FromSlash(dest)) {
 		return nil, fail("record source must not be the destination file; keep the source outside the workspace")
 	}

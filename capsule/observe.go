@@ -1,4 +1,4 @@
-package produce
+package capsule
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/reason"
 	"github.com/vivary-dev/vivary-go/snapshot"
 )
@@ -55,8 +56,8 @@ func gitOut(ctx context.Context, root string, args ...string) (string, int, erro
 
 // observeCheckout reads the checkout facts of the root with fixed git calls.
 // A root nested inside a larger worktree is refused.
-func observeCheckout(ctx context.Context, r *Reader, snap *snapshot.Snapshot) (*observation, error) {
-	root := r.ws.Root()
+func observeCheckout(ctx context.Context, r *produce.Reader, snap *snapshot.Snapshot) (*observation, error) {
+	root := r.Workspace().Root()
 	o := &observation{facts: map[string]fact{}, markers: map[string]bool{}}
 	set := func(f fact) { o.facts[f.name] = f }
 	top, code, err := gitOut(ctx, root, "rev-parse", "--show-toplevel")
@@ -163,13 +164,13 @@ func observeCheckout(ctx context.Context, r *Reader, snap *snapshot.Snapshot) (*
 	if upstream.code != 0 {
 		set(fact{name: "upstream", reason: "no_upstream_configured"})
 	}
-	if info, err := r.ws.Lstat(".git/FETCH_HEAD"); err == nil && info.Exists {
+	if info, err := r.Workspace().Lstat(".git/FETCH_HEAD"); err == nil && info.Exists {
 		set(fact{name: "last_fetch", known: true, value: time.Unix(0, info.Mtime).UTC().Format("2006-01-02T15:04:05.000Z")})
 	} else {
 		set(fact{name: "last_fetch", reason: "no_fetch_recorded"})
 	}
 	for _, m := range workspaceMarkers {
-		if info, err := r.ws.Lstat(m); err == nil && info.IsRegular() && info.Nlink == 1 {
+		if info, err := r.Workspace().Lstat(m); err == nil && info.IsRegular() && info.Nlink == 1 {
 			o.markers[m] = true
 		}
 	}
@@ -235,7 +236,7 @@ type contentMatch struct {
 
 // observeContent greps HEAD for the terms and keeps only matches in paths
 // the privacy policy admits: at most 8 files and 3 lines each.
-func observeContent(ctx context.Context, r *Reader, o *observation, terms []string) ([]contentMatch, string, error) {
+func observeContent(ctx context.Context, r *produce.Reader, o *observation, terms []string) ([]contentMatch, string, error) {
 	if !o.git || o.headRev == nil {
 		return nil, "dirty_state_unknown", nil
 	}
@@ -247,7 +248,7 @@ func observeContent(ctx context.Context, r *Reader, o *observation, terms []stri
 		args = append(args, "-e", t)
 	}
 	args = append(args, o.headRev.(string), "--")
-	out, code, err := gitOut(ctx, r.ws.Root(), args...)
+	out, code, err := gitOut(ctx, r.Workspace().Root(), args...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -289,13 +290,13 @@ func observeContent(ctx context.Context, r *Reader, o *observation, terms []stri
 	// still exist as regular files the policy can judge.
 	var admissible []string
 	for _, p := range paths {
-		if info, err := r.ws.Lstat(p); err == nil && info.IsRegular() && info.Nlink == 1 && !policy.Sensitive(p) {
+		if info, err := r.Workspace().Lstat(p); err == nil && info.IsRegular() && info.Nlink == 1 && !policy.Sensitive(p) {
 			admissible = append(admissible, p)
 		}
 	}
 	var adm *policy.Admission
 	if len(admissible) > 0 {
-		if adm, err = policy.Admit(ctx, r.ws, admissible, policy.Options{}); err != nil {
+		if adm, err = policy.Admit(ctx, r.Workspace(), admissible, policy.Options{}); err != nil {
 			return nil, "", err
 		}
 	}

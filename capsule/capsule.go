@@ -1,4 +1,17 @@
-package produce
+// Package capsule owns the public Task Capsule
+// (vivary.public-task-capsule/v0) and its own read path: the checkout facts
+// a fixed set of read-only git calls observe, the lines of HEAD `git grep`
+// finds for a question's words in paths the privacy policy admits at the
+// call, their ranking into claims under a budget, the public projection
+// that drops any claim not safe to show, the fingerprints that bind a
+// capsule to the workspace state, and Verify, which checks a saved capsule
+// whole before package record binds a write to it.
+//
+// It must never write (git runs through policy.RunGit with no optional
+// locks, so not even the index), run a check it names, or return raw
+// evidence, a command, a secret-looking path or a path outside the
+// workspace.
+package capsule
 
 import (
 	"context"
@@ -13,14 +26,16 @@ import (
 	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/limits"
-	"github.com/vivary-dev/vivary-go/workspace"
+	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/snapshot"
 )
 
-// CapsuleSchemaID is the public capsule's schema id.
-const CapsuleSchemaID = "vivary.public-task-capsule/v0"
+// SchemaID is the public capsule's schema id.
+const SchemaID = "vivary.public-task-capsule/v0"
 
-// CapsuleArgs are vivary_capsule's inputs.
-type CapsuleArgs struct {
+// Args are vivary_capsule's inputs.
+type Args struct {
 	Question  string
 	MaxClaims int // 0..24
 }
@@ -45,8 +60,8 @@ type RequiredCheck struct {
 	Name string `json:"name"`
 }
 
-// CapsuleWorkspace binds the capsule to the workspace state.
-type CapsuleWorkspace struct {
+// Binding binds the capsule to the workspace state.
+type Binding struct {
 	Fingerprint               string `json:"fingerprint"`
 	ContentFingerprint        string `json:"content_fingerprint,omitempty"`
 	RepairTopologyFingerprint string `json:"repair_topology_fingerprint,omitempty"`
@@ -54,22 +69,22 @@ type CapsuleWorkspace struct {
 
 // Capsule is vivary.public-task-capsule/v0.
 type Capsule struct {
-	Schema              string           `json:"schema"`
-	CapsuleID           string           `json:"capsule_id"`
-	Workspace           CapsuleWorkspace `json:"workspace"`
-	Claims              []Claim          `json:"claims"`
-	ConflictCount       int              `json:"conflict_count"`
-	Unknowns            []Unknown        `json:"unknowns"`
-	Omissions           []Omission       `json:"omissions"`
-	RequiredChecks      []RequiredCheck  `json:"required_checks"`
-	Budget              CapsuleBudget    `json:"budget"`
-	Complete            bool             `json:"complete"`
-	ProjectionOmissions []Omission       `json:"projection_omissions"`
-	Fingerprint         string           `json:"fingerprint"`
+	Schema              string              `json:"schema"`
+	CapsuleID           string              `json:"capsule_id"`
+	Workspace           Binding             `json:"workspace"`
+	Claims              []Claim             `json:"claims"`
+	ConflictCount       int                 `json:"conflict_count"`
+	Unknowns            []Unknown           `json:"unknowns"`
+	Omissions           []snapshot.Omission `json:"omissions"`
+	RequiredChecks      []RequiredCheck     `json:"required_checks"`
+	Budget              Budget              `json:"budget"`
+	Complete            bool                `json:"complete"`
+	ProjectionOmissions []snapshot.Omission `json:"projection_omissions"`
+	Fingerprint         string              `json:"fingerprint"`
 }
 
-// CapsuleBudget is the claim budget the capsule was compiled with.
-type CapsuleBudget struct {
+// Budget is the claim budget the capsule was compiled with.
+type Budget struct {
 	MaxClaims int `json:"max_claims"`
 }
 
@@ -127,20 +142,20 @@ func deterministicID(kind string, identity any) (string, error) {
 	return kind + "_" + hex.EncodeToString(s[:])[:16], nil
 }
 
-// Capsule compiles the public Task Capsule for a question. It runs no check,
+// Compile compiles the public Task Capsule for a question. It runs no check,
 // returns no raw evidence, command or path outside the workspace.
-func (r *Reader) Capsule(ctx context.Context, a CapsuleArgs) (*Capsule, error) {
-	if err := ValidateText("question", a.Question, r.ws.Root()); err != nil {
+func Compile(ctx context.Context, r *produce.Reader, a Args) (*Capsule, error) {
+	if err := produce.ValidateText("question", a.Question, r.Workspace().Root()); err != nil {
 		return nil, err
 	}
 	if a.MaxClaims < 0 || a.MaxClaims > limits.MaxClaims {
-		return nil, outOfRange("max_claims", 0, limits.MaxClaims)
+		return nil, reason.New(reason.InvalidArguments, fmt.Sprintf("max_claims must be between 0 and %d", limits.MaxClaims))
 	}
 	snap, err := r.Snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	root := r.ws.Root()
+	root := r.Workspace().Root()
 	obs, err := observeCheckout(ctx, r, snap)
 	if err != nil {
 		return nil, err
@@ -156,9 +171,9 @@ func (r *Reader) Capsule(ctx context.Context, a CapsuleArgs) (*Capsule, error) {
 	}
 	checkoutID, _ := deterministicID("checkout", map[string]any{"path": root})
 	c := &Capsule{
-		Schema: CapsuleSchemaID, Claims: []Claim{}, Unknowns: []Unknown{}, RequiredChecks: []RequiredCheck{},
-		Budget: CapsuleBudget{MaxClaims: a.MaxClaims}, ProjectionOmissions: []Omission{},
-		Omissions: []Omission{{Kind: "ignored_paths_excluded", Reason: "git-ignored paths are excluded from observation by policy and never enter a capsule", Count: 1}},
+		Schema: SchemaID, Claims: []Claim{}, Unknowns: []Unknown{}, RequiredChecks: []RequiredCheck{},
+		Budget: Budget{MaxClaims: a.MaxClaims}, ProjectionOmissions: []snapshot.Omission{},
+		Omissions: []snapshot.Omission{{Kind: "ignored_paths_excluded", Reason: "git-ignored paths are excluded from observation by policy and never enter a capsule", Count: 1}},
 	}
 	// Candidate claims, ranked.
 	var cands []candidateClaim
@@ -252,7 +267,7 @@ func (r *Reader) Capsule(ctx context.Context, a CapsuleArgs) (*Capsule, error) {
 	})
 	if len(cands) > a.MaxClaims {
 		omitted := len(cands) - a.MaxClaims
-		c.Omissions = append(c.Omissions, Omission{Kind: "claims_over_budget", Reason: fmt.Sprintf("claim budget %d reached; lower-ranked claims were omitted", a.MaxClaims), Count: omitted})
+		c.Omissions = append(c.Omissions, snapshot.Omission{Kind: "claims_over_budget", Reason: fmt.Sprintf("claim budget %d reached; lower-ranked claims were omitted", a.MaxClaims), Count: omitted})
 		cands = cands[:a.MaxClaims]
 	}
 	// Unknowns: facts, then content.
@@ -276,7 +291,7 @@ func (r *Reader) Capsule(ctx context.Context, a CapsuleArgs) (*Capsule, error) {
 		c.Claims = append(c.Claims, Claim{Fact: cl.fact, Claim: cl.claim, Status: "known", SelectionReason: cl.reason})
 	}
 	if dropped > 0 {
-		c.ProjectionOmissions = append(c.ProjectionOmissions, Omission{Kind: "claim", Reason: "unsafe_for_public_projection", Count: dropped})
+		c.ProjectionOmissions = append(c.ProjectionOmissions, snapshot.Omission{Kind: "claim", Reason: "unsafe_for_public_projection", Count: dropped})
 	}
 	c.Complete = len(c.ProjectionOmissions) == 0
 	// Workspace block.
@@ -294,7 +309,7 @@ func (r *Reader) Capsule(ctx context.Context, a CapsuleArgs) (*Capsule, error) {
 	}
 	content["matches"] = ms
 	contentFP, _ := canon.Fingerprint(content)
-	c.Workspace = CapsuleWorkspace{Fingerprint: wsFP, ContentFingerprint: contentFP, RepairTopologyFingerprint: topo}
+	c.Workspace = Binding{Fingerprint: wsFP, ContentFingerprint: contentFP, RepairTopologyFingerprint: topo}
 	c.CapsuleID, err = deterministicID("capsule", map[string]any{"task": a.Question, "filters": nil, "workspace": wsFP})
 	if err != nil {
 		return nil, reasonProducer("capsule id failed")
@@ -302,11 +317,13 @@ func (r *Reader) Capsule(ctx context.Context, a CapsuleArgs) (*Capsule, error) {
 	if c.Fingerprint, err = capsuleFingerprint(c); err != nil {
 		return nil, reasonProducer("capsule fingerprint failed")
 	}
-	if err := r.ws.Check(); err != nil {
+	if err := r.Workspace().Check(); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
+
+func reasonProducer(msg string) error { return reason.New(reason.ProducerUnavailable, msg) }
 
 // publicSafe is the projection's text rule: printable, bounded, no root,
 // and after normalisation no machine path, URI, userinfo, credential or key.
@@ -331,7 +348,7 @@ func capsuleFingerprint(c *Capsule) (string, error) {
 
 // WorkspaceFingerprint is the current workspace fingerprint a capsule binds:
 // the checkout state and the admitted documents.
-func (r *Reader) WorkspaceFingerprint(ctx context.Context) (string, error) {
+func WorkspaceFingerprint(ctx context.Context, r *produce.Reader) (string, error) {
 	snap, err := r.Snapshot(ctx)
 	if err != nil {
 		return "", err
@@ -340,15 +357,10 @@ func (r *Reader) WorkspaceFingerprint(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return obs.workspaceFingerprint(r.ws.Root(), snap)
+	return obs.workspaceFingerprint(r.Workspace().Root(), snap)
 }
 
-// CapsuleFor runs one capsule over ws without keeping a snapshot.
-func CapsuleFor(ctx context.Context, ws *workspace.Workspace, a CapsuleArgs) (*Capsule, error) {
-	return NewReader(ws).Capsule(ctx, a)
-}
-
-// CapsuleJSON is the capsule as it is saved and verified: compact JSON.
-func CapsuleJSON(c *Capsule) ([]byte, error) {
+// Encode is the capsule as it is saved and verified: compact JSON.
+func Encode(c *Capsule) ([]byte, error) {
 	return canon.Encode(c, canon.Options{Order: canon.Unsorted})
 }
