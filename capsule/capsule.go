@@ -4,8 +4,8 @@
 // finds for a question's words in paths the privacy policy admits at the
 // call, their ranking into claims under a budget, the public projection
 // that drops any claim not safe to show, the fingerprints that bind a
-// capsule to the workspace state, and Verify, which checks a saved capsule
-// whole before package record binds a write to it.
+// capsule to the workspace state, and [Verify], which checks a saved
+// capsule whole before package record binds a write to it.
 //
 // It must never write (git runs through policy.RunGit with no optional
 // locks, so not even the index), run a check it names, or return raw
@@ -15,16 +15,9 @@ package capsule
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strings"
 
 	"github.com/vivary-dev/vivary-go/canon"
-	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/reason"
@@ -37,7 +30,7 @@ const SchemaID = "vivary.public-task-capsule/v0"
 // Args are vivary_capsule's inputs.
 type Args struct {
 	Question  string
-	MaxClaims int // 0..24
+	MaxClaims int // 0..limits.MaxClaims
 }
 
 // Claim is one public, known claim.
@@ -67,7 +60,13 @@ type Binding struct {
 	RepairTopologyFingerprint string `json:"repair_topology_fingerprint,omitempty"`
 }
 
-// Capsule is vivary.public-task-capsule/v0.
+// Budget is the claim budget the capsule was compiled with.
+type Budget struct {
+	MaxClaims int `json:"max_claims"`
+}
+
+// Capsule is vivary.public-task-capsule/v0. Its field order is the order
+// of its published JSON.
 type Capsule struct {
 	Schema              string              `json:"schema"`
 	CapsuleID           string              `json:"capsule_id"`
@@ -83,69 +82,15 @@ type Capsule struct {
 	Fingerprint         string              `json:"fingerprint"`
 }
 
-// Budget is the claim budget the capsule was compiled with.
-type Budget struct {
-	MaxClaims int `json:"max_claims"`
-}
-
-// candidateClaim is a claim before selection and projection.
-type candidateClaim struct {
-	fact, claim, reason string
-	rank                float64
-	key                 string
-}
-
-var factWeight = map[string]float64{"head_revision": 0, "head_ref": 1, "is_dirty": 2, "dirty_entries": 2.5, "remotes": 3, "last_fetch": 4, "content_match": 5}
-
-// droppedFacts never reach a public capsule.
-var droppedFacts = map[string]bool{"dirty_entries": true, "content_match": true, "git_common_dir": true, "recommended_checks": true, "remotes": true, "worktree_root": true}
-
-var selectionStop = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields("the and for with that this from into what which where when how why who about are was were has have had not but can could should would will does did its our your their there here then than them they you local current truth checkout checkouts repository repositories branch branches remote remotes worktree worktrees commit commits dev git") {
-		selectionStop[w] = true
-	}
-}
-
-var selectionTermRe = regexp.MustCompile(`[a-z0-9][a-z0-9-]*`)
-
-// selectionTerms are the ASCII words (hyphens kept, at least three letters,
-// without the checkout vocabulary every question about a repository uses)
-// that rank the capsule's claims: a claim whose label or branch holds one
-// whole is about the question. The reference's rule, kept apart from search
-// and from governedTerms (see there) because a branch name such as
-// feat/held-handles must match as written, unstemmed.
-func selectionTerms(q string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, t := range selectionTermRe.FindAllString(strings.ToLower(q), -1) {
-		if len(t) >= 3 && !selectionStop[t] && !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-func wholeWord(hay, term string) bool {
-	re := regexp.MustCompile(`(^|[^a-z0-9])` + regexp.QuoteMeta(term) + `([^a-z0-9]|$)`)
-	return re.MatchString(strings.ToLower(hay))
-}
-
-func deterministicID(kind string, identity any) (string, error) {
-	b, err := canon.Canonical(identity)
-	if err != nil {
-		return "", err
-	}
-	s := sha256.Sum256(b)
-	return kind + "_" + hex.EncodeToString(s[:])[:16], nil
-}
-
-// Compile compiles the public Task Capsule for a question. It runs no check,
-// returns no raw evidence, command or path outside the workspace.
+// Compile compiles the public Task Capsule for a question over r's fresh
+// snapshot: the question passes the rule every question passes
+// (produce.ValidateText), then the checkout and HEAD are observed, and the
+// capsule is assembled from what they said. It runs no check and returns
+// no raw evidence, command or path outside the workspace; the same tree
+// and question give a byte-identical capsule.
 func Compile(ctx context.Context, r *produce.Reader, a Args) (*Capsule, error) {
-	if err := produce.ValidateText("question", a.Question, r.Workspace().Root()); err != nil {
+	ws := r.Workspace()
+	if err := produce.ValidateText("question", a.Question, ws.Root()); err != nil {
 		return nil, err
 	}
 	if a.MaxClaims < 0 || a.MaxClaims > limits.MaxClaims {
@@ -155,212 +100,80 @@ func Compile(ctx context.Context, r *produce.Reader, a Args) (*Capsule, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := r.Workspace().Root()
-	obs, err := observeCheckout(ctx, r, snap)
+	co, err := observeCheckout(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
-	terms := governedTerms(a.Question)
-	matches, contentReason, err := observeContent(ctx, r, obs, terms)
+	found, err := grepHead(ctx, ws, co, governedTerms(a.Question))
 	if err != nil {
 		return nil, err
 	}
-	wsFP, err := obs.workspaceFingerprint(root, snap)
+	c, err := assemble(ws.Root(), a, co, found, snap)
 	if err != nil {
-		return nil, reasonProducer("fingerprint failed")
+		return nil, err
 	}
-	checkoutID, _ := deterministicID("checkout", map[string]any{"path": root})
-	c := &Capsule{
-		Schema: SchemaID, Claims: []Claim{}, Unknowns: []Unknown{}, RequiredChecks: []RequiredCheck{},
-		Budget: Budget{MaxClaims: a.MaxClaims}, ProjectionOmissions: []snapshot.Omission{},
-		Omissions: []snapshot.Omission{{Kind: "ignored_paths_excluded", Reason: "git-ignored paths are excluded from observation by policy and never enter a capsule", Count: 1}},
-	}
-	// Candidate claims, ranked.
-	var cands []candidateClaim
-	sterms := selectionTerms(a.Question)
-	label := filepath.Base(root)
-	tier1 := ""
-	for _, t := range sterms {
-		switch {
-		case wholeWord(label, t):
-			tier1 = fmt.Sprintf("task question term '%s' matches the subject label", t)
-		case obs.branch != "" && wholeWord(obs.branch, t):
-			tier1 = fmt.Sprintf("task question term '%s' matches the subject branch", t)
-		}
-		if tier1 != "" {
-			break
-		}
-	}
-	add := func(fact, text string, extra float64, reasonText string) {
-		tier := 2.0
-		why := "inside the task allowlist; no task-specific relevance signal"
-		if reasonText != "" {
-			tier, why = 1, reasonText
-		} else if tier1 != "" {
-			tier, why = 1, tier1
-		}
-		cands = append(cands, candidateClaim{fact: fact, claim: text, reason: why, rank: tier*100 + factWeight[fact] + extra, key: checkoutID + ":" + fact + ":" + text})
-	}
-	if obs.git {
-		f := obs.facts
-		if h := f["head_revision"]; h.known {
-			add("head_revision", "HEAD revision is "+h.value.(string), 0, "")
-		}
-		if h := f["head_ref"]; h.known {
-			if obs.branch != "" {
-				add("head_ref", fmt.Sprintf("HEAD is on branch '%s'", obs.branch), 0, "")
-			} else {
-				add("head_ref", "HEAD is detached", 0, "")
-			}
-		}
-		if d := f["is_dirty"]; d.known {
-			if d.value.(bool) {
-				add("is_dirty", "worktree has uncommitted changes", 0, "")
-			} else {
-				add("is_dirty", "worktree is clean", 0, "")
-			}
-		}
-		if d := f["dirty_entries"]; d.known {
-			entries := d.value.([]string)
-			if len(entries) > 0 {
-				shown := entries
-				if len(shown) > 10 {
-					shown = shown[:10]
-				}
-				word := "entries"
-				if len(entries) == 1 {
-					word = "entry"
-				}
-				add("dirty_entries", fmt.Sprintf("worktree has %d dirty %s: %s", len(entries), word, strings.Join(shown, ", ")), 0, "")
-			}
-		}
-		if rm := f["remotes"]; rm.known {
-			if len(obs.remotes) == 0 {
-				add("remotes", "no remotes are configured", 0, "")
-			} else {
-				var parts []string
-				for _, x := range obs.remotes {
-					parts = append(parts, x["name"]+" -> "+x["url"])
-				}
-				add("remotes", "remotes: "+strings.Join(parts, ", "), 0, "")
-			}
-		}
-		if lf := f["last_fetch"]; lf.known {
-			add("last_fetch", "last recorded fetch at "+lf.value.(string), 0, "")
-		}
-		for i, m := range matches {
-			add("content_match", fmt.Sprintf("%s:%d matches '%s': %q", m.path, m.line, m.term, m.excerpt), 25*float64(i),
-				fmt.Sprintf("content match: term '%s' was found in %s", m.term, m.path))
-		}
-		if obs.markers["tropo.toml"] && obs.markers["AGENTS.md"] && obs.markers["STRATO.md"] {
-			c.RequiredChecks = append(c.RequiredChecks, RequiredCheck{"vivary-graph-doctor@" + checkoutID})
-		}
-		if obs.markers["tropo.toml"] {
-			c.RequiredChecks = append(c.RequiredChecks, RequiredCheck{"vivary-graph-check@" + checkoutID})
-		}
-	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].rank != cands[j].rank {
-			return cands[i].rank < cands[j].rank
-		}
-		return guard.Less(cands[i].key, cands[j].key)
-	})
-	if len(cands) > a.MaxClaims {
-		omitted := len(cands) - a.MaxClaims
-		c.Omissions = append(c.Omissions, snapshot.Omission{Kind: "claims_over_budget", Reason: fmt.Sprintf("claim budget %d reached; lower-ranked claims were omitted", a.MaxClaims), Count: omitted})
-		cands = cands[:a.MaxClaims]
-	}
-	// Unknowns: facts, then content.
-	order := []string{"is_git_repository", "head_revision", "head_ref", "is_dirty", "dirty_entries", "remotes", "upstream", "last_fetch"}
-	for _, n := range order {
-		if f, ok := obs.facts[n]; ok && !f.known {
-			name := n
-			c.Unknowns = append(c.Unknowns, Unknown{Kind: "workspace_fact", Fact: &name, Reason: f.reason})
-		}
-	}
-	if contentReason != "" {
-		c.Unknowns = append(c.Unknowns, Unknown{Kind: "content_search_incomplete", Reason: contentReason})
-	}
-	// Public projection.
-	dropped := 0
-	for _, cl := range cands {
-		if len(c.Claims) == limits.MaxClaims || droppedFacts[cl.fact] || !publicSafe(cl.claim, root) || !publicSafe(cl.reason, root) {
-			dropped++
-			continue
-		}
-		c.Claims = append(c.Claims, Claim{Fact: cl.fact, Claim: cl.claim, Status: "known", SelectionReason: cl.reason})
-	}
-	if dropped > 0 {
-		c.ProjectionOmissions = append(c.ProjectionOmissions, snapshot.Omission{Kind: "claim", Reason: "unsafe_for_public_projection", Count: dropped})
-	}
-	c.Complete = len(c.ProjectionOmissions) == 0
-	// Workspace block.
-	topo, _ := canon.Fingerprint(map[string]any{
-		"schema":       "vivary.repair-topology/v0",
-		"checkouts":    []any{map[string]any{"id": checkoutID, "path": root}},
-		"repositories": []any{}, "checkout_of": []any{},
-	})
-	// The content record carries no observation time, so the same tree and
-	// question give a byte-identical capsule.
-	content := map[string]any{"schema": "vivary.workspace-content/v0", "terms": terms, "reason": contentReason}
-	var ms []any
-	for _, m := range matches {
-		ms = append(ms, map[string]any{"path": m.path, "line": m.line, "term": m.term, "excerpt": m.excerpt})
-	}
-	content["matches"] = ms
-	contentFP, _ := canon.Fingerprint(content)
-	c.Workspace = Binding{Fingerprint: wsFP, ContentFingerprint: contentFP, RepairTopologyFingerprint: topo}
-	c.CapsuleID, err = deterministicID("capsule", map[string]any{"task": a.Question, "filters": nil, "workspace": wsFP})
-	if err != nil {
-		return nil, reasonProducer("capsule id failed")
-	}
-	if c.Fingerprint, err = capsuleFingerprint(c); err != nil {
-		return nil, reasonProducer("capsule fingerprint failed")
-	}
-	if err := r.Workspace().Check(); err != nil {
+	// What was observed holds only if the root is still the one bound.
+	if err := ws.Check(); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-func reasonProducer(msg string) error { return reason.New(reason.ProducerUnavailable, msg) }
+// ignoredPaths is the one omission every capsule carries.
+var ignoredPaths = snapshot.Omission{Kind: "ignored_paths_excluded", Reason: "git-ignored paths are excluded from observation by policy and never enter a capsule", Count: 1}
 
-// publicSafe is the projection's text rule: printable, bounded, no root,
-// and after normalisation no machine path, URI, userinfo, credential or key.
-func publicSafe(s, root string) bool {
-	return guard.SafeText(s, 4096) && !guard.ContainsRoot(s, root) && !guard.MachinePath(s) && !guard.AnyURI(s) && !guard.Credential(s)
-}
-
-// capsuleFingerprint is the fingerprint of every key but "fingerprint".
-func capsuleFingerprint(c *Capsule) (string, error) {
-	body := *c
-	b, err := canon.Encode(body, canon.Options{Order: canon.Unsorted})
+// assemble builds the capsule from what was observed: the unknowns, the
+// ranked claims under the budget and their public projection, the checks a
+// later change must pass, and the fingerprints that bind it.
+func assemble(root string, a Args, co *checkout, found *headMatches, snap *snapshot.Snapshot) (*Capsule, error) {
+	checkoutID, err := deterministicID("checkout", map[string]any{"path": root})
 	if err != nil {
-		return "", err
+		return nil, failed("checkout id failed", err)
 	}
-	var m map[string]any
-	if err := decodeStrict(b, &m); err != nil {
-		return "", err
+	c := &Capsule{
+		Schema: SchemaID, Claims: []Claim{}, Unknowns: co.unknowns(), RequiredChecks: co.requiredChecks(checkoutID),
+		Budget: Budget{MaxClaims: a.MaxClaims}, Omissions: []snapshot.Omission{ignoredPaths}, ProjectionOmissions: []snapshot.Omission{},
 	}
-	delete(m, "fingerprint")
-	return canon.Fingerprint(m)
+	if found.why != "" {
+		c.Unknowns = append(c.Unknowns, Unknown{Kind: "content_search_incomplete", Reason: found.why})
+	}
+	c.project(c.withinBudget(candidates(root, a.Question, checkoutID, co, found.matches)), root)
+	if c.Workspace, err = bind(root, checkoutID, co, found, snap); err != nil {
+		return nil, err
+	}
+	if c.CapsuleID, err = deterministicID("capsule", map[string]any{"task": a.Question, "filters": nil, "workspace": c.Workspace.Fingerprint}); err != nil {
+		return nil, failed("capsule id failed", err)
+	}
+	if c.Fingerprint, err = fingerprint(c); err != nil {
+		return nil, failed("capsule fingerprint failed", err)
+	}
+	return c, nil
 }
 
-// WorkspaceFingerprint is the current workspace fingerprint a capsule binds:
-// the checkout state and the admitted documents.
+// WorkspaceFingerprint is the fingerprint a capsule compiled now would bind
+// (its workspace.fingerprint): the checkout state and the admitted
+// documents of r's fresh snapshot. Package record compares it with a saved
+// capsule's to refuse a stale one.
 func WorkspaceFingerprint(ctx context.Context, r *produce.Reader) (string, error) {
 	snap, err := r.Snapshot(ctx)
 	if err != nil {
 		return "", err
 	}
-	obs, err := observeCheckout(ctx, r, snap)
+	co, err := observeCheckout(ctx, r.Workspace())
 	if err != nil {
 		return "", err
 	}
-	return obs.workspaceFingerprint(r.Workspace().Root(), snap)
+	return workspaceFingerprint(r.Workspace().Root(), co, snap)
 }
 
-// Encode is the capsule as it is saved and verified: compact JSON.
+// Encode is the capsule as it is saved and verified: compact JSON in the
+// published key order.
 func Encode(c *Capsule) ([]byte, error) {
 	return canon.Encode(c, canon.Options{Order: canon.Unsorted})
+}
+
+// failed is the refusal of a step that cannot fail on a capsule's own
+// values; the cause is kept for errors.Is, never shown.
+func failed(msg string, cause error) error {
+	return reason.Wrap(reason.ProducerUnavailable, msg, cause)
 }
