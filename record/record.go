@@ -27,6 +27,7 @@ import (
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/reason"
 	"github.com/vivary-dev/vivary-go/snapshot"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -37,12 +38,9 @@ const MaxInputBytes = 256 << 10
 // Folders maps the record folders to the types they hold.
 var Folders = map[string]string{"modules": "module", "changes": "change", "decisions": "decision", "verification": "verification", "gates": "gate"}
 
-// Error is a refusal with a message for the person at the terminal.
-type Error struct{ Msg string }
-
-func (e *Error) Error() string { return e.Msg }
-
-func fail(format string, a ...any) error { return &Error{Msg: fmt.Sprintf(format, a...)} }
+// fail is this writer's refusal: a reason.Refusal, in words for the person
+// at the terminal.
+func fail(format string, a ...any) error { return reason.Refuse(format, a...) }
 
 // CapsuleBinding is what the plan binds to.
 type CapsuleBinding struct {
