@@ -200,7 +200,7 @@ func survey(ws *workspace.Workspace, files []scaffold.File) ([]scaffold.File, []
 				}
 				present[rel] = true
 			default:
-				if tag, ok := write.TempTag(e.Name); ok && tag == tempTag {
+				if tag, ok := workspace.TempTag(e.Name); ok && tag == tempTag {
 					temps = append(temps, rel)
 					continue
 				}
