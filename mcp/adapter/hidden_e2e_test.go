@@ -112,6 +112,17 @@ func TestAnUnreadableFolderIsCounted(t *testing.T) {
 		!strings.Contains(text, `{"count":1,"kind":"filesystem","reason":"unreadable"}`) {
 		t.Fatalf("vivary_find: %s", text)
 	}
+	// Opened to the server's user, the folder is read by the next call.
+	if err := os.Chmod(filepath.Join(root, "locked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, e, err = s.call("vivary_find", map[string]any{"workspace": "ws0", "question": "quokka"})
+	if err != nil || e.Status != "known" {
+		t.Fatalf("vivary_find: %v %+v", err, e)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "locked/inside.md") || strings.Contains(text, "unreadable") {
+		t.Fatalf("after chmod: %s", text)
+	}
 }
 
 // startAs is start, as nobody when VIVARY_TEST_AS_NOBODY is in env.
