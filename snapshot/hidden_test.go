@@ -84,7 +84,7 @@ func TestHiddenListsEveryPathWithItsRule(t *testing.T) {
 		"notes/twice.md":       "# T\n",
 		"n\u202egpj.md":        "# U\n",
 	})
-	testws.Write(t, root, ".vivary/workspace.toml", strings.Replace(readFile(t, filepath.Join(root, ".vivary/workspace.toml")),
+	testws.Write(t, root, ".vivary/workspace.toml", strings.Replace(testws.Read(t, root, ".vivary/workspace.toml"),
 		"exclude = [", `exclude = ["drafts", `, 1))
 	testws.Write(t, root, "drafts/d.md", "# D\n")
 	if err := os.Link(filepath.Join(root, "notes/twice.md"), filepath.Join(root, "twice-link.md")); err != nil {
@@ -149,7 +149,7 @@ func TestHiddenListsEveryPathWithItsRule(t *testing.T) {
 // In Git, the paths Git ignores are listed for the owner, folders whole.
 func TestHiddenListsIgnoredPaths(t *testing.T) {
 	root := testws.Thin(t, map[string]string{"notes/a.md": "# A\n", "notes/x.draft.md": "# X\n", "archive/old.md": "# O\n"})
-	testws.Write(t, root, ".gitignore", readFile(t, filepath.Join(root, ".gitignore"))+"archive/\n*.draft.md\n")
+	testws.Write(t, root, ".gitignore", testws.Read(t, root, ".gitignore")+"archive/\n*.draft.md\n")
 	testws.Git(t, root, "init", "-q")
 	snap, err := snapshot.Take(bg, testws.Bind(t, root), snapshot.Options{ListHidden: true})
 	if err != nil {
@@ -162,13 +162,4 @@ func TestHiddenListsIgnoredPaths(t *testing.T) {
 	if want := []string{"archive/ privacy_excluded/git_ignored", "notes/x.draft.md privacy_excluded/git_ignored"}; !slices.Equal(got, want) {
 		t.Fatalf("hidden %q, want %q", got, want)
 	}
-}
-
-func readFile(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

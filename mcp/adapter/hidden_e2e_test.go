@@ -33,7 +33,7 @@ func TestTheOwnersViewIsNotServed(t *testing.T) {
 		"notes/quok\u202eka.md":         "# Quokka bidi\n\nquokka\n",
 		persian:                         "# نرم\u200cافزار\n\nquokka\n",
 	})
-	testws.Write(t, root, ".gitignore", readText(t, filepath.Join(root, ".gitignore"))+"drafts/\n*.draft.md\n")
+	testws.Write(t, root, ".gitignore", testws.Read(t, root, ".gitignore")+"drafts/\n*.draft.md\n")
 	testws.Git(t, root, "init", "-q")
 	if err := os.Symlink("ok.md", filepath.Join(root, "notes/linked-quokka.md")); err != nil {
 		t.Fatal(err)
@@ -137,13 +137,4 @@ func startAs(t *testing.T, env []string, roots ...string) *server {
 		}
 	}
 	return start(t, opts{env: env}, roots...)
-}
-
-func readText(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
