@@ -151,22 +151,17 @@ func refusedFormat(r rune) bool {
 		!unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Cf)
 }
 
-// before is the rune that ends s[:i] and the base it stands on (a mark's
-// letter), or -1s at the start.
-func before(s string, i int) (prev, base rune) {
-	prev, base = -1, -1
+// baseBefore is the character s[:i] ends with, or the letter the marks it
+// ends with stand on; -1 when there is none.
+func baseBefore(s string, i int) rune {
 	for j := i; j > 0; {
 		r, n := utf8.DecodeLastRuneInString(s[:j])
-		if prev < 0 {
-			prev = r
-		}
-		base = r
 		if !unicode.In(r, unicode.M) || r == 0x034F {
-			return prev, base
+			return r
 		}
 		j -= n
 	}
-	return prev, -1
+	return -1
 }
 
 // scriptJoined reports an invisible character at s[i:i+n] standing
@@ -175,7 +170,7 @@ func before(s string, i int) (prev, base rune) {
 // letters the look-alike names imitate) and the common and inherited
 // characters (digits, punctuation, symbols, bare marks).
 func scriptJoined(s string, i, n int) bool {
-	_, base := before(s, i)
+	base := baseBefore(s, i)
 	next, _ := utf8.DecodeRuneInString(s[i+n:])
 	if base < utf8.RuneSelf || next < utf8.RuneSelf || i+n >= len(s) ||
 		!unicode.In(base, unicode.L, unicode.M, unicode.N) || !unicode.In(next, unicode.L, unicode.M, unicode.N) || invisibleRune(next) {

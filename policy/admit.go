@@ -90,8 +90,8 @@ func Admit(ctx context.Context, ws *workspace.Workspace, candidates []string, op
 func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates []string, opt Options) (*Admission, error) {
 	cands := uniqueSorted(candidates)
 	for _, c := range cands {
-		if !guard.SafeRelPath(c, 4096) {
-			return nil, reason.New(reason.PathRefused, "a candidate path is not a safe relative path")
+		if why := guard.PathFault(c, 4096); why != "" {
+			return nil, reason.New(reason.PathRefused, "a candidate path is not a safe relative path ("+why+")")
 		}
 	}
 	if err := ctx.Err(); err != nil {
