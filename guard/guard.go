@@ -28,6 +28,13 @@ func Printable(s string) bool {
 	return ok
 }
 
+// PrintableRune is Python's str.isprintable for one rune, with no context:
+// a letter, mark, number, punctuation, symbol or the ASCII space. Python's
+// repr writes every other rune as an escape.
+func PrintableRune(r rune) bool {
+	return r == ' ' || unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
+}
+
 // Len is the length of s in code points (Python len).
 func Len(s string) int { return utf8.RuneCountInString(s) }
 

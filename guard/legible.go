@@ -96,7 +96,7 @@ func scanText(s string, bad func(i int, r rune, why string) bool) {
 func runeFault(s string, i int, r rune, n int) string {
 	if !invisibleRune(r) && !unicode.Is(unicode.Variation_Selector, r) {
 		switch {
-		case unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S):
+		case PrintableRune(r):
 			return ""
 		case unicode.Is(unicode.Cc, r):
 			return faultControl
