@@ -563,3 +563,71 @@ func TestAFolderInsideALargerRepository(t *testing.T) {
 		t.Fatalf("the enclosing repository's rule no longer applies: %v %v", ignored, err)
 	}
 }
+
+// Adopt reads notes through the very admission every read of the adopted
+// workspace uses: a note the workspace will keep private (the block's
+// folders in any case, a secret-looking or disguised name, a credential
+// in its text, an ignored file) is never read, so never named as a
+// conflict, while notes named in any script are.
+func TestNotesAreAdmittedAsTheWorkspaceWillAdmitThem(t *testing.T) {
+	const broken = "---\ntags: [unclosed\n---\n# Broken\n"
+	for _, mode := range []string{"thin", "git", "nested"} {
+		t.Run(mode, func(t *testing.T) {
+			top := filepath.Join(t.TempDir(), "f")
+			root := top
+			if mode == "nested" {
+				root = filepath.Join(top, "notes")
+			}
+			for _, rel := range []string{
+				".Vivary/Runtime/r.md", ".VIVARY/Private/p.md", "a.VIVARY-TMP/x.md", ".vivary/private/also.md",
+				"secrets/s.md", "id_\u200crsa.md", ".e\u200bnv.md", "se\u200bcret.md", "me.diary.md", ".obsidian/o.md",
+				"n\u202egpj.md",
+			} {
+				testws.Write(t, root, rel, broken)
+			}
+			testws.Write(t, root, "leak.md", "---\ntags: [unclosed\n---\npassword = hunter2hunter2\n")
+			want := []string{"bad.md", "کتاب\u200cها/نرم\u200cافزار.md", "ភាសា\u200bខ្មែរ.md"}
+			for _, rel := range want {
+				testws.Write(t, root, rel, broken)
+			}
+			if mode == "thin" {
+				want = append(want, "me.diary.md") // no rule of Git's applies
+			} else {
+				testws.Write(t, top, ".gitignore", "*.diary.md\n")
+				testws.Git(t, top, "init", "-q")
+			}
+			p := preview(t, root, adopt.Options{})
+			var got []string
+			for _, c := range p.Conflicts {
+				got = append(got, c.Path)
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("conflicts %v, want %v", p.Conflicts, want)
+			}
+		})
+	}
+}
+
+// A .vivary that is a plain file is a conflict of its own, never a
+// false "unfinished adoption journal", in the preview and in Doctor.
+func TestAPlainVivaryFileIsNoJournal(t *testing.T) {
+	root := vault(t)
+	testws.Write(t, root, ".vivary", "x\n")
+	p := preview(t, root, adopt.Options{})
+	for _, c := range p.Conflicts {
+		if strings.Contains(c.Reason, "journal") {
+			t.Errorf("conflict %v", c)
+		}
+	}
+	rep, err := doctor.Run(bg, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range rep.Errors {
+		if strings.Contains(e, "journal") {
+			t.Errorf("doctor: %s", e)
+		}
+	}
+}

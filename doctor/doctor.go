@@ -56,6 +56,10 @@ type Report struct {
 	Compatibility  Compatibility       `json:"compatibility"`
 	Capabilities   Capabilities        `json:"capabilities"`
 	WorkspaceRoles map[string][]string `json:"workspace_roles"`
+	// Omissions count, per rule, what the workspace's documents left out
+	// (the check's omission rows); `vivary check --show-hidden` names
+	// the paths.
+	Omissions []produce.Omission `json:"omissions"`
 	// RestoreGitignore is the block to put back when the root .gitignore
 	// differs from it outside Git; the text report prints it under the error.
 	RestoreGitignore string `json:"-"`
@@ -87,7 +91,7 @@ func Run(ctx context.Context, root string) (*Report, error) {
 
 func newReport(root string) *Report {
 	r := &Report{Root: root, Errors: []string{}, Warnings: []string{}, Backend: "file",
-		Compatibility:  Compatibility{SchemaVersion: 2, ContractMissing: []string{}},
+		Compatibility: Compatibility{SchemaVersion: 2, ContractMissing: []string{}}, Omissions: []produce.Omission{},
 		Capabilities:   Capabilities{OK: true, DefaultCapabilities: []string{"storage:file", "memory:none"}},
 		WorkspaceRoles: map[string][]string{}}
 	r.Capabilities.AvailableCapabilities = []map[string]any{
@@ -170,6 +174,10 @@ func inspect(ctx context.Context, reader *produce.Reader, root string, adopting 
 				r.Warnings = append(r.Warnings, line)
 			}
 		}
+		r.Omissions = res.Omissions
+		for _, d := range res.UnreadableFolders {
+			r.Warnings = append(r.Warnings, "the folder "+d+"/ cannot be opened (permission denied), so nothing in it is read; give your user read and search permission on it to include it")
+		}
 	}
 	g := &Graph{Nodes: len(snap.Graph.Nodes), Edges: len(snap.Graph.Edges)}
 	for _, e := range snap.Graph.Edges {
@@ -193,7 +201,7 @@ func inspect(ctx context.Context, reader *produce.Reader, root string, adopting 
 func interrupted(ws *workspace.Workspace) []string {
 	const recover = "run `create-vivary adopt DIR --recover` to preview restoring the original files, then apply it with --recover --apply HASH"
 	var out []string
-	if info, err := ws.Lstat(scaffold.JournalPath); err != nil || info.Exists {
+	if scaffold.JournalLeft(ws) {
 		out = append(out, "unfinished adoption journal exists; "+recover)
 	}
 	if info, err := ws.Lstat(".gitignore"); err == nil && info.IsRegular() {

@@ -14,25 +14,25 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Printable reports whether every rune of s is printable in the sense of
-// Python's str.isprintable: letters, marks, numbers, punctuation, symbols and
-// the ASCII space. Tabs, newlines, other spaces, format and unassigned runes
-// are not. Invalid UTF-8 is not printable.
+// Printable reports whether s is legible text: every rune printable in the
+// sense of Python's str.isprintable (letters, marks, numbers, punctuation,
+// symbols and the ASCII space), or an invisible character its script
+// spells with (a joiner between Persian letters, a zero-width space
+// between Khmer words, a joiner inside an emoji, the tags of a flag).
+// Tabs, newlines, other spaces, controls, direction controls, private-use
+// and unassigned runes, and invisible characters anywhere else are not
+// (see TextFault, which says which rule a string breaks). Invalid UTF-8 is
+// not printable.
 func Printable(s string) bool {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, n := utf8.DecodeRuneInString(s[i:]); n <= 1 {
-				return false
-			}
-		}
-		if r == ' ' {
-			continue
-		}
-		if !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S) {
-			return false
-		}
-	}
-	return true
+	_, _, ok := firstFault(s)
+	return ok
+}
+
+// PrintableRune is Python's str.isprintable for one rune, with no context:
+// a letter, mark, number, punctuation, symbol or the ASCII space. Python's
+// repr writes every other rune as an escape.
+func PrintableRune(r rune) bool {
+	return r == ' ' || unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
 }
 
 // Len is the length of s in code points (Python len).
@@ -219,25 +219,16 @@ func OutputSafe(s string, max int) bool {
 	return SafeText(s, max) && !Credential(s) && !MachinePath(s)
 }
 
-// SafeRelPath reports a safe workspace-relative path: safe text (printable,
-// at most max code points) of a RelPathShape.
-func SafeRelPath(p string, max int) bool { return SafeText(p, max) && RelPathShape(p) }
+// SafeRelPath reports a safe workspace-relative path: safe text (legible,
+// at most max code points) of a RelPathShape. PathFault says which rule an
+// unsafe one breaks.
+func SafeRelPath(p string, max int) bool { return PathFault(p, max) == "" }
 
 // RelPathShape reports the shape of a workspace-relative path alone: no
 // backslash, not absolute, no drive, no empty, "." or ".." segment. The MCP
 // adapter checks only this of a check path, so that the text rules are left
 // to the producer and its path_refused answer.
-func RelPathShape(p string) bool {
-	if strings.ContainsRune(p, '\\') || strings.HasPrefix(p, "/") || hasDrive(p) {
-		return false
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return false
-		}
-	}
-	return true
-}
+func RelPathShape(p string) bool { return shapeFault(p) == "" }
 
 func hasDrive(p string) bool { return len(p) >= 2 && isASCIILetter(rune(p[0])) && p[1] == ':' }
 

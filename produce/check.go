@@ -34,9 +34,14 @@ type CheckResult struct {
 	WorkspaceFingerprint string          `json:"workspace_fingerprint"`
 	Omissions            []Omission      `json:"omissions"`
 	// Beyond the schema, for a person: the given paths that selected no
-	// document, and the admitted documents that could not be read.
-	Unselected []string `json:"-"`
-	Unreadable []string `json:"-"`
+	// document, the admitted documents that could not be read, and the
+	// folders left out because they cannot be searched.
+	Unselected        []string `json:"-"`
+	Unreadable        []string `json:"-"`
+	UnreadableFolders []string `json:"-"`
+	// Hidden is every path the snapshot left out, with its rule: only from
+	// CheckShowingHidden, for the owner at the terminal.
+	Hidden []snapshot.Hidden `json:"-"`
 }
 
 // CheckSchemaID is the check result's schema id.
@@ -141,7 +146,7 @@ func (r *Reader) Check(ctx context.Context, args CheckArgs) (*CheckResult, error
 			res.Unselected = append(res.Unselected, args.Paths[i])
 		}
 	}
-	res.Unreadable = snap.Unreadable
+	res.Unreadable, res.UnreadableFolders, res.Hidden = snap.Unreadable, snap.UnreadableFolders, snap.Hidden
 	res.Omissions = snap.Omissions
 	if missing > 0 {
 		m := map[[2]string]int{}
@@ -159,4 +164,14 @@ func (r *Reader) Check(ctx context.Context, args CheckArgs) (*CheckResult, error
 // Check runs one check over ws without keeping a snapshot.
 func Check(ctx context.Context, ws *workspace.Workspace, args CheckArgs) (*CheckResult, error) {
 	return NewReader(ws).Check(ctx, args)
+}
+
+// CheckShowingHidden is Check for the owner at the terminal (`vivary check
+// --show-hidden`): the same check, and in CheckResult.Hidden every path the
+// workspace's snapshot left out, with its rule. Nothing that answers an
+// agent calls it; internal/archtest proves vivary-mcp does not.
+func CheckShowingHidden(ctx context.Context, ws *workspace.Workspace, args CheckArgs) (*CheckResult, error) {
+	r := NewReader(ws)
+	r.options.ListHidden = true
+	return r.Check(ctx, args)
 }

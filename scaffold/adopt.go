@@ -2,10 +2,13 @@ package scaffold
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/vivary-dev/vivary-go/workspace"
 )
 
 // RecordFolders maps the record folders to their starter types, in the
@@ -50,6 +53,19 @@ const (
 
 // JournalPath is where an unfinished adoption keeps its journal.
 const JournalPath = ".vivary/runtime/adopt-journal.json"
+
+// JournalLeft reports whether an unfinished adoption may have left its
+// journal in ws: there is an entry at JournalPath, or it cannot be told. A
+// journal is only ever written in plain folders, so where .vivary or
+// .vivary/runtime is a file (or a link) there is none; that is a problem
+// of its own, not an unfinished adoption.
+func JournalLeft(ws *workspace.Workspace) bool {
+	info, err := ws.Lstat(JournalPath)
+	if errors.Is(err, workspace.ErrLink) {
+		return false
+	}
+	return err != nil || info.Exists
+}
 
 // MarkerPrefix starts the pre-journal marker line adopt puts at the end of
 // .gitignore while it makes .vivary/runtime/ private, before the journal

@@ -2,6 +2,7 @@
 package archtest
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -92,5 +93,48 @@ func TestReadersLinkNoWriter(t *testing.T) {
 				t.Errorf("%s links the writer %s", reader, w)
 			}
 		}
+	}
+}
+
+// The owner's view of what is hidden (vivary check --show-hidden) is
+// reached only through produce.CheckShowingHidden, which sets
+// snapshot.Options.ListHidden; no package vivary-mcp links calls the one
+// or sets the other, so no agent can ask for it.
+func TestServerNeverListsHiddenPaths(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}{{range .GoFiles}} {{$.Dir}}/{{.}}{{end}}`, "./mcp/cmd/vivary-mcp")
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || !strings.HasPrefix(fields[0], "github.com/vivary-dev/vivary-go") {
+			continue
+		}
+		for _, file := range fields[1:] {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := string(b)
+			checked++
+			switch fields[0] {
+			case "github.com/vivary-dev/vivary-go/snapshot":
+				continue // where ListHidden is defined and obeyed
+			case "github.com/vivary-dev/vivary-go/produce":
+				if strings.Contains(src, "ListHidden") && !strings.Contains(src, "func CheckShowingHidden(") {
+					t.Errorf("%s sets ListHidden outside CheckShowingHidden", file)
+				}
+				continue
+			}
+			if strings.Contains(src, "CheckShowingHidden") || strings.Contains(src, "ListHidden") {
+				t.Errorf("%s, linked into vivary-mcp, asks for the hidden paths", file)
+			}
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("only %d files checked", checked)
 	}
 }

@@ -186,6 +186,10 @@ func runDoctor(c *call) int {
 		if rep.Graph != nil {
 			fmt.Fprintf(stdout, "graph: %d nodes, %d edges, %d broken\n", rep.Graph.Nodes, rep.Graph.Edges, rep.Graph.Broken)
 		}
+		printOmissionRows(stdout, rep.Omissions)
+		if hidesPaths(rep.Omissions) {
+			fmt.Fprintln(stdout, hiddenHint)
+		}
 		for _, c := range rep.Capabilities.AvailableCapabilities {
 			if c["id"] == "interop:mcp" {
 				status := fmt.Sprint(c["install_status"])

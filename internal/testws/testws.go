@@ -53,6 +53,16 @@ func Write(t testing.TB, root, rel, content string) {
 	}
 }
 
+// Read returns the text of the file rel beneath root.
+func Read(t testing.TB, root, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func writeFile(root, rel, content string) error {
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
