@@ -69,20 +69,27 @@ var privacyProbes = []struct{ pattern, probe string }{
 	{"*.vivary-tmp", ".vivary-output.vivary-tmp"},
 }
 
-// Run checks the workspace at root. It fails only for a root it cannot
-// inspect at all; every workspace problem is an entry in Errors.
+// Run checks the workspace at root. It refuses (a *reason.Error) a root it
+// cannot inspect at all (missing, not a folder, unreachable) and a folder
+// that is not a Vivary workspace, as vivary refuses to read them; every
+// problem of a workspace is an entry in Errors.
 func Run(ctx context.Context, root string) (*Report, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, err
+		return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace path cannot be made absolute", err)
 	}
 	ws, err := workspace.Bind(abs)
 	if err != nil {
-		r := newReport(abs)
-		r.Errors = append(r.Errors, "target cannot be inspected: "+message(err))
-		return r, nil
+		return nil, err
 	}
 	defer ws.Close()
+	// Without its type policy, and with no adoption to recover, a folder
+	// is not a workspace with problems but no workspace at all: one
+	// sentence that says what makes it one, not a list of every contract
+	// file it lacks.
+	if info, err := ws.Lstat(policy.ThinConfigPath); err == nil && !info.Exists && len(interrupted(ws)) == 0 {
+		return nil, reason.New(reason.WorkspaceUnavailable, policy.NotWorkspace)
+	}
 	return Inspect(ctx, produce.NewReader(ws), abs), nil
 }
 

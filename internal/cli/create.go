@@ -147,7 +147,8 @@ Flags:
   --json           print the report as JSON
   --version        print the version
 
-Exit status: 0 healthy, 1 problems found, 2 usage error.
+Exit status: 0 healthy, 1 problems found, 2 usage error or a folder that
+cannot be inspected (missing, unreadable, or not a Vivary workspace).
 `
 
 func runDoctor(c *call) int {
@@ -166,9 +167,9 @@ func runDoctor(c *call) int {
 	defer cancel()
 	rep, err := doctor.Run(ctx, *dir)
 	if err != nil {
-		// Doctor refuses only a folder it cannot inspect at all: a wrong
-		// argument, with the hint to --help.
-		return c.usage("%v", err)
+		// A folder Doctor cannot inspect at all, or one that is no
+		// workspace: a refusal, exit 2, as vivary's for the same folder.
+		return c.fail(err)
 	}
 	stdout := c.stdout
 	if *c.asJSON {
