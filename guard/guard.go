@@ -227,16 +227,31 @@ func SafeRelPath(p string, max int) bool { return SafeText(p, max) && RelPathSha
 // backslash, not absolute, no drive, no empty, "." or ".." segment. The MCP
 // adapter checks only this of a check path, so that the text rules are left
 // to the producer and its path_refused answer.
-func RelPathShape(p string) bool {
-	if strings.ContainsRune(p, '\\') || strings.HasPrefix(p, "/") || hasDrive(p) {
-		return false
+func RelPathShape(p string) bool { return PathShapeProblem(p) == "" }
+
+// PathShapeProblem says which rule of RelPathShape p breaks, as the end of
+// a sentence about it ("is an absolute path; …"), or "" when it keeps them
+// all. It never repeats p.
+func PathShapeProblem(p string) string {
+	switch {
+	case p == "":
+		return "is empty; give a path relative to the workspace root"
+	case strings.HasPrefix(p, "/"):
+		return "is an absolute path; give it relative to the workspace root"
+	case hasDrive(p):
+		return "starts with a drive letter; give it relative to the workspace root"
+	case strings.ContainsRune(p, '\\'):
+		return "holds a backslash; separate folders with '/'"
 	}
 	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return false
+		switch seg {
+		case "..":
+			return "climbs out with '..'; give a path inside the workspace, relative to its root"
+		case "", ".":
+			return "has an empty or '.' part (a doubled or trailing '/', or './'); name each folder once, with no '/' at the end"
 		}
 	}
-	return true
+	return ""
 }
 
 func hasDrive(p string) bool { return len(p) >= 2 && isASCIILetter(rune(p[0])) && p[1] == ':' }

@@ -192,7 +192,7 @@ func unadopted(ctx context.Context, ws *workspace.Workspace) error {
 	if info, err := ws.Lstat(policy.ThinConfigPath); err != nil || info.Exists {
 		return nil
 	}
-	if _, err := policy.AnyIgnored(ctx, ws, []string{policy.ThinConfigPath}); errors.Is(err, policy.ErrNotWorkspace) {
+	if _, err := policy.IgnoredNames(ctx, ws, []string{policy.ThinConfigPath}); errors.Is(err, policy.ErrNotWorkspace) {
 		return err
 	}
 	return nil
