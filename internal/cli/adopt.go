@@ -184,7 +184,7 @@ func printPlan(w io.Writer, p *adopt.Plan, rep *doctor.Report, applied, asJSON b
 	fmt.Fprintf(w, "plan_hash: %s\n", p.Hash)
 	switch {
 	case applied && rep != nil:
-		fmt.Fprintf(w, "doctor: ok (%d node(s), %d edge(s), %d broken)\n", rep.Graph.Nodes, rep.Graph.Edges, rep.Graph.Broken)
+		fmt.Fprintf(w, "doctor: ok (%d node(s) from %d document(s), %d edge(s), %d broken)\n", rep.Graph.Nodes, rep.Graph.Documents, rep.Graph.Edges, rep.Graph.Broken)
 		for _, warn := range rep.Warnings {
 			fmt.Fprintln(w, "  warning: "+warn)
 		}

@@ -185,7 +185,7 @@ func runDoctor(c *call) int {
 			fmt.Fprintln(stdout, "warning: "+w)
 		}
 		if rep.Graph != nil {
-			fmt.Fprintf(stdout, "graph: %d nodes, %d edges, %d broken\n", rep.Graph.Nodes, rep.Graph.Edges, rep.Graph.Broken)
+			fmt.Fprintf(stdout, "graph: %d nodes from %d documents, %d edges, %d broken\n", rep.Graph.Nodes, rep.Graph.Documents, rep.Graph.Edges, rep.Graph.Broken)
 		}
 		for _, c := range rep.Capabilities.AvailableCapabilities {
 			if c["id"] == "interop:mcp" {
