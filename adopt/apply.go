@@ -69,10 +69,30 @@ func Apply(ctx context.Context, target string, opt Options, approved string) (*P
 	if !rep.OK {
 		return nil, nil, t.rollback(fail("Doctor failed after adopt: %s", strings.Join(rep.Errors, "; ")))
 	}
-	if err := t.finish(); err != nil {
+	if err := t.remember(); err != nil {
+		return nil, nil, t.rollback(fail("adopt could not add this adoption to its record, which `--undo` needs (%v)", err))
+	}
+	if err := t.removeJournal(); err != nil {
 		return nil, nil, fail("adopt wrote every file and Doctor is healthy, but removing its journal failed (%v); run `create-vivary doctor`", err)
 	}
 	return p, rep, nil
+}
+
+// remember adds this adoption to the record an undo reads: the last write
+// of the transaction, so a failure before it rolls everything back, and a
+// kill after it leaves the journal, whose recovery takes the entry out
+// again.
+func (t *txn) remember() error {
+	r, prev, err := loadRecord(t.root.Workspace())
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		r = &record{Schema: recordSchema}
+	}
+	r.Adoptions = append(r.Adoptions, t.entry())
+	_, err = putRecord(t.root, r, prev)
+	return err
 }
 
 // lockedRoot opens ws for writing and takes its write lock.
@@ -232,17 +252,6 @@ func (t *txn) run() error {
 	return nil
 }
 
-// finish removes the journal and the runtime folder when adopt made it.
-func (t *txn) finish() error {
-	if err := t.removeJournal(); err != nil {
-		return err
-	}
-	if slices.Contains(t.jdirs, ".vivary/runtime") {
-		return t.root.RemoveEmptyDir(".vivary/runtime")
-	}
-	return nil
-}
-
 func (t *txn) removeJournal() error {
 	d, err := t.root.Dir(".vivary/runtime")
 	if err != nil {
@@ -267,7 +276,7 @@ func (t *txn) rollback(cause error) error {
 	steps, problems := recoverySteps(t.root.Workspace(), t.j, true)
 	if len(problems) == 0 {
 		if t.last != nil {
-			steps = append(steps, Step{Path: scaffold.JournalPath, Operation: opRemoveJournal, journal: t.last})
+			steps = append(steps, Step{Path: scaffold.JournalPath, Operation: opRemoveJournal, expect: t.last})
 		}
 		steps = append(steps, cleanupSteps(t.root.Workspace(), t.j.Dirs)...)
 	}

@@ -256,13 +256,20 @@ func firstFew(xs []string, more string) string {
 	return out
 }
 
-// interrupted reports what a killed adoption left: its journal, or the
-// pre-journal marker line at the end of .gitignore.
+// interrupted reports what a killed adoption left (its journal, or the
+// pre-journal marker line at the end of .gitignore) and what a killed undo
+// left (its mark in the adoption record).
 func interrupted(ws *workspace.Workspace) []string {
 	const recover = "run `create-vivary adopt DIR --recover` to preview restoring the original files, then apply it with --recover --apply HASH"
 	var out []string
 	if info, err := ws.Lstat(scaffold.JournalPath); err != nil || info.Exists {
 		out = append(out, "unfinished adoption journal exists; "+recover)
+	}
+	if info, err := ws.Lstat(scaffold.RecordPath); err == nil && info.IsRegular() {
+		if data, _, err := ws.ReadFile(scaffold.RecordPath, 1<<20, nil); err == nil && scaffold.UndoInterrupted(data) {
+			out = append(out, "an undo of this folder's adoption was interrupted, so the folder is half undone; "+
+				"run `create-vivary adopt DIR --undo` to preview finishing it, then apply it with --undo --apply HASH")
+		}
 	}
 	if info, err := ws.Lstat(".gitignore"); err == nil && info.IsRegular() {
 		data, _, err := ws.ReadFile(".gitignore", 2*limits.MaxFileBytes, nil)

@@ -18,6 +18,7 @@ Usage:
   create-vivary init DIR [--preset P] [--adapter agents|claude]... [--dry-run] [--json]
   create-vivary adopt DIR [--preset P] [--adapter agents|claude]... [--apply HASH] [--json]
   create-vivary adopt DIR --recover [--apply HASH] [--json]
+  create-vivary adopt DIR --undo [--apply HASH] [--json]
   create-vivary doctor [--workspace DIR] [--json]
   create-vivary record --workspace DIR --path FOLDER/SLUG.md --source FILE --capsule FILE [--apply HASH] [--json]
   create-vivary --version
