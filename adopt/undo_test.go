@@ -262,3 +262,46 @@ func TestAForgedRecordIsRefused(t *testing.T) {
 		t.Fatalf("the genuine record: %v", err)
 	}
 }
+
+// A folder swapped for a link to somewhere else while the undo runs cannot
+// make it remove or change a byte there: every step goes through folder
+// handles held from the root, never through a link.
+func TestUndoNeverFollowsASwappedFolder(t *testing.T) {
+	for _, at := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint(at), func(t *testing.T) {
+			root, _ := adopted(t)
+			outside := filepath.Join(t.TempDir(), "outside")
+			for _, rel := range []string{"context.md", "workspace.toml", "runtime/adopt-record.json"} {
+				b, err := os.ReadFile(filepath.Join(root, ".vivary", rel))
+				if err != nil {
+					t.Fatal(err)
+				}
+				testws.Write(t, outside, rel, string(b))
+			}
+			outsideBefore := testws.Hash(t, outside)
+			u, err := adopt.PreviewUndo(bg, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			unlinks := 0
+			write.Hook = func(s write.Step, rel string) error {
+				if s == write.StepUnlink {
+					if unlinks++; unlinks == at {
+						if err := os.Rename(filepath.Join(root, ".vivary"), filepath.Join(root, "moved")); err != nil {
+							t.Error(err)
+						}
+						if err := os.Symlink(outside, filepath.Join(root, ".vivary")); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+				return nil
+			}
+			_, err = adopt.ApplyUndo(bg, root, u.Hash)
+			write.Hook = nil
+			if testws.Hash(t, outside) != outsideBefore {
+				t.Fatalf("the undo changed the folder behind the link (undo: %v)", err)
+			}
+		})
+	}
+}
