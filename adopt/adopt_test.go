@@ -324,6 +324,12 @@ type killed struct{}
 // reached.
 func killAt(t *testing.T, root string, opt adopt.Options, hash string, step write.Step, nth int) (reached bool) {
 	t.Helper()
+	return stopAt(t, step, nth, func() error { _, _, err := adopt.Apply(bg, root, opt, hash); return err })
+}
+
+// stopAt runs a write and stops it dead at the nth occurrence of step.
+func stopAt(t *testing.T, step write.Step, nth int, run func() error) (reached bool) {
+	t.Helper()
 	seen := 0
 	write.Hook = func(s write.Step, rel string) error {
 		if s == step {
@@ -342,8 +348,8 @@ func killAt(t *testing.T, root string, opt adopt.Options, hash string, step writ
 			reached = true
 		}
 	}()
-	if _, _, err := adopt.Apply(bg, root, opt, hash); err != nil {
-		t.Fatalf("Apply: %v", err)
+	if err := run(); err != nil {
+		t.Fatalf("the write that was to be stopped failed: %v", err)
 	}
 	return false
 }

@@ -24,19 +24,11 @@ const tempTag = "adopt"
 // hash is the approved one and it has no conflict, carries it out (see the
 // package doc). It returns the plan and Doctor's report.
 func Apply(ctx context.Context, target string, opt Options, approved string) (*Plan, *doctor.Report, error) {
-	if approved == "" {
-		return nil, nil, fail("adopt apply requires --apply <hash> from the approved preview")
-	}
-	ws, abs, err := bind(target)
+	ws, abs, root, done, err := locked(target, approved, "adopt apply requires --apply <hash> from the approved preview")
 	if err != nil {
 		return nil, nil, err
 	}
-	defer ws.Close()
-	root, err := lockedRoot(ws)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer root.Close()
+	defer done()
 	p, err := plan(ctx, ws, abs, opt)
 	if err != nil {
 		return nil, nil, err
@@ -93,6 +85,26 @@ func (t *txn) remember() error {
 	r.Adoptions = append(r.Adoptions, t.entry())
 	_, err = putRecord(t.root, r, prev)
 	return err
+}
+
+// locked is the start of every apply: an approved hash is required (else
+// the refusal missing), the target is bound and opened for writing under
+// its write lock, so the plan the caller makes next is the one that runs.
+// done releases the lock and the handles.
+func locked(target, approved, missing string) (*workspace.Workspace, string, *write.Root, func(), error) {
+	if approved == "" {
+		return nil, "", nil, nil, fail("%s", missing)
+	}
+	ws, abs, err := bind(target)
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	root, err := lockedRoot(ws)
+	if err != nil {
+		ws.Close()
+		return nil, "", nil, nil, err
+	}
+	return ws, abs, root, func() { root.Close(); ws.Close() }, nil
 }
 
 // lockedRoot opens ws for writing and takes its write lock.

@@ -203,19 +203,11 @@ func PreviewRecovery(ctx context.Context, target string) (*Recovery, error) {
 // its hash is the approved one. Doctor does not run: the folder is back as
 // it was before the adoption.
 func Recover(ctx context.Context, target, approved string) (*Recovery, error) {
-	if approved == "" {
-		return nil, fail("recovery apply requires --apply <hash> from the recovery preview")
-	}
-	ws, abs, err := bind(target)
+	ws, abs, root, done, err := locked(target, approved, "recovery apply requires --apply <hash> from the recovery preview")
 	if err != nil {
 		return nil, err
 	}
-	defer ws.Close()
-	root, err := lockedRoot(ws)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
+	defer done()
 	r, err := planRecovery(ws, abs)
 	if err != nil {
 		return nil, err

@@ -197,19 +197,11 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 // folders adopt made go when they are empty. A failure puts every file
 // back as it was and unmarks the record.
 func ApplyUndo(ctx context.Context, target, approved string) (*Undo, error) {
-	if approved == "" {
-		return nil, fail("undo apply requires --undo --apply <hash> from the undo preview")
-	}
-	ws, abs, err := bind(target)
+	ws, abs, root, done, err := locked(target, approved, "undo apply requires --undo --apply <hash> from the undo preview")
 	if err != nil {
 		return nil, err
 	}
-	defer ws.Close()
-	root, err := lockedRoot(ws)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
+	defer done()
 	u, err := planUndo(ws, abs)
 	if err != nil {
 		return nil, err

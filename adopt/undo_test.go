@@ -2,7 +2,6 @@ package adopt_test
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -95,36 +94,6 @@ func TestUndoKeepsAReplacedAdapter(t *testing.T) {
 	}
 }
 
-type stopped struct{}
-
-// undoKilledAt runs ApplyUndo and stops it dead at the nth occurrence of
-// step, as a SIGKILL would; it reports whether the step was reached.
-func undoKilledAt(t *testing.T, root, hash string, step write.Step, nth int) (reached bool) {
-	t.Helper()
-	seen := 0
-	write.Hook = func(s write.Step, rel string) error {
-		if s == step {
-			if seen++; seen == nth {
-				panic(stopped{})
-			}
-		}
-		return nil
-	}
-	defer func() {
-		write.Hook = nil
-		if r := recover(); r != nil {
-			if r != (stopped{}) {
-				panic(r)
-			}
-			reached = true
-		}
-	}()
-	if _, err := adopt.ApplyUndo(bg, root, hash); err != nil {
-		t.Fatalf("ApplyUndo: %v", err)
-	}
-	return false
-}
-
 // An undo killed at any write step leaves a folder that Doctor calls half
 // undone (once the record is marked) and that a new, approved undo takes
 // the rest of the way, to the very bytes and folders of before the
@@ -137,7 +106,7 @@ func TestUndoKilledAtEveryStepThenFinished(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !undoKilledAt(t, root, u.Hash, step, nth) {
+			if !stopAt(t, step, nth, func() error { _, err := adopt.ApplyUndo(bg, root, u.Hash); return err }) {
 				if testws.Hash(t, root) != before {
 					t.Fatalf("%s: an undo that ran through left the folder changed", step)
 				}
@@ -247,9 +216,7 @@ func TestAForgedRecordIsRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := testws.Hash(t, root)
-			_, err := adopt.PreviewUndo(bg, root)
-			var ae *adopt.Error
-			if !errors.As(err, &ae) || !strings.Contains(err.Error(), "the adoption record") {
+			if _, err := adopt.PreviewUndo(bg, root); err == nil || !strings.Contains(err.Error(), "the adoption record") {
 				t.Fatalf("a forged record: %v", err)
 			}
 			if testws.Hash(t, root) != before {
