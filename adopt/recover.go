@@ -123,7 +123,7 @@ func cleanupSteps(ws *workspace.Workspace, dirs []string) []Step {
 		}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
 		for _, e := range entries {
-			if tag, ok := write.TempTag(e.Name); ok && tag == tempTag && e.IsRegular() {
+			if tag, ok := workspace.TempTag(e.Name); ok && tag == tempTag && e.IsRegular() {
 				steps = append(steps, Step{Path: path.Join(dir, e.Name), Operation: opRemoveTemp})
 			}
 		}

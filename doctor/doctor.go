@@ -25,7 +25,6 @@ import (
 	"github.com/vivary-dev/vivary-go/reason"
 	"github.com/vivary-dev/vivary-go/scaffold"
 	"github.com/vivary-dev/vivary-go/workspace"
-	"github.com/vivary-dev/vivary-go/workspace/write"
 )
 
 // Graph counts the typed graph, and (beyond the reference's keys) the
@@ -310,7 +309,7 @@ func leftovers(ws *workspace.Workspace) []string {
 		}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
 		for _, e := range entries {
-			tag, ok := write.TempTag(e.Name)
+			tag, ok := workspace.TempTag(e.Name)
 			if !ok || !e.IsRegular() {
 				continue
 			}

@@ -48,3 +48,49 @@ func TestShippedBinariesHaveNoFaults(t *testing.T) {
 		t.Error("the vivary_faults build does not link internal/faults")
 	}
 }
+
+// writers are the packages that write into a workspace.
+var writers = []string{"workspace/write", "record", "greenfield", "adopt"}
+
+// deps lists the packages the named ones link, by module-relative path.
+func deps(t *testing.T, pkgs ...string) map[string]bool {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...)
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	set := map[string]bool{}
+	for _, line := range strings.Fields(string(out)) {
+		if rel, ok := strings.CutPrefix(line, "github.com/vivary-dev/vivary-go/"); ok {
+			set[rel] = true
+		}
+	}
+	return set
+}
+
+// vivary-mcp is read-only by construction: no package that writes into a
+// workspace is linked into it, nor into Doctor, the health report that
+// only reads and that every writer runs after writing.
+// create-vivary links every writer, so the names below are the writers'
+// real paths and the check cannot pass vacuously.
+func TestReadersLinkNoWriter(t *testing.T) {
+	create := deps(t, "./cmd/create-vivary")
+	for _, w := range writers {
+		if !create[w] {
+			t.Fatalf("create-vivary does not link %s: is the writers' list out of date?", w)
+		}
+	}
+	for _, reader := range []string{"./mcp/cmd/vivary-mcp", "./doctor"} {
+		linked := deps(t, reader)
+		if !linked["produce"] {
+			t.Fatalf("%s does not link produce: the listing is not of the reader", reader)
+		}
+		for _, w := range writers {
+			if linked[w] {
+				t.Errorf("%s links the writer %s", reader, w)
+			}
+		}
+	}
+}

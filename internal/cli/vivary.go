@@ -78,7 +78,7 @@ func workspaceFlag(c *call) *string { return c.fs.String("workspace", "", "") }
 
 func bind(dir string) (*workspace.Workspace, error) {
 	if dir == "" {
-		return nil, &usageError{"--workspace DIR is required: pass the workspace folder"}
+		return nil, usageError("--workspace DIR is required: pass the workspace folder")
 	}
 	return workspace.Bind(dir)
 }

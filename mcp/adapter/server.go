@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vivary-dev/vivary-go/canon"
+	"github.com/vivary-dev/vivary-go/capsule"
 	"github.com/vivary-dev/vivary-go/internal/version"
 	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/reason"
@@ -366,7 +367,7 @@ func runProducer(ctx context.Context, tool string, r *produce.Reader, a *args) (
 	case ToolCheck:
 		return r.Check(ctx, produce.CheckArgs{Paths: a.CheckPaths, Strict: a.Strict})
 	case ToolCapsule:
-		return r.Capsule(ctx, produce.CapsuleArgs{Question: a.Text, MaxClaims: a.MaxClaims})
+		return capsule.Compile(ctx, r, capsule.Args{Question: a.Text, MaxClaims: a.MaxClaims})
 	}
 	return nil, reason.New(reason.ProducerUnavailable, "unknown tool")
 }
