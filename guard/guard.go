@@ -228,7 +228,56 @@ func SafeRelPath(p string, max int) bool { return PathFault(p, max) == "" }
 // backslash, not absolute, no drive, no empty, "." or ".." segment. The MCP
 // adapter checks only this of a check path, so that the text rules are left
 // to the producer and its path_refused answer.
-func RelPathShape(p string) bool { return shapeFault(p) == "" }
+func RelPathShape(p string) bool { return shapeOf(p) == shapeOK }
+
+// shape is the rule of RelPathShape a path breaks, or shapeOK.
+type shape int
+
+const (
+	shapeOK shape = iota
+	shapeEmpty
+	shapeAbsolute
+	shapeDrive
+	shapeBackslash
+	shapeClimb
+	shapeEmptySegment
+)
+
+func shapeOf(p string) shape {
+	switch {
+	case p == "":
+		return shapeEmpty
+	case strings.HasPrefix(p, "/"):
+		return shapeAbsolute
+	case hasDrive(p):
+		return shapeDrive
+	case strings.ContainsRune(p, '\\'):
+		return shapeBackslash
+	}
+	for _, seg := range strings.Split(p, "/") {
+		switch seg {
+		case "..":
+			return shapeClimb
+		case "", ".":
+			return shapeEmptySegment
+		}
+	}
+	return shapeOK
+}
+
+// PathShapeProblem says which rule of RelPathShape p breaks, as the end of
+// a sentence about it ("is an absolute path; …"), or "" when it keeps them
+// all. It never repeats p.
+func PathShapeProblem(p string) string {
+	return map[shape]string{
+		shapeEmpty:        "is empty; give a path relative to the workspace root",
+		shapeAbsolute:     "is an absolute path; give it relative to the workspace root",
+		shapeDrive:        "starts with a drive letter; give it relative to the workspace root",
+		shapeBackslash:    "holds a backslash; separate folders with '/'",
+		shapeClimb:        "climbs out with '..'; give a path inside the workspace, relative to its root",
+		shapeEmptySegment: "has an empty or '.' part (a doubled or trailing '/', or './'); name each folder once, with no '/' at the end",
+	}[shapeOf(p)]
+}
 
 func hasDrive(p string) bool { return len(p) >= 2 && isASCIILetter(rune(p[0])) && p[1] == ':' }
 

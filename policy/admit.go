@@ -191,34 +191,84 @@ func uniqueSorted(xs []string) []string {
 // and what makes the root a Git worktree and what Git ignores there.
 var Inputs = []string{ThinConfigPath, OverlayPath, ".git", ".git/HEAD", ".git/config", ".git/info", ".git/info/exclude"}
 
-// Ignored reports whether the ignore rules keep rel out, even if it does
-// not exist yet: Git's rules in a worktree, else the exact block's. It does
-// not apply the secret-looking name list (see Sensitive). Any failure to
-// decide is an error, and the caller must treat rel as refused.
+// Ignored reports whether the ignore rules keep the file rel out, even if
+// it does not exist yet: Git's rules in a worktree, else the exact block's.
+// It does not apply the secret-looking name list (see Sensitive). Any
+// failure to decide is an error, and the caller must treat rel as refused.
 func Ignored(ctx context.Context, ws *workspace.Workspace, rel string) (bool, error) {
-	return AnyIgnored(ctx, ws, []string{rel})
-}
-
-// AnyIgnored reports whether the ignore rules keep any of rels out, with one
-// git call for all of them. An unsafe path counts as ignored.
-func AnyIgnored(ctx context.Context, ws *workspace.Workspace, rels []string) (bool, error) {
-	if len(rels) == 0 {
-		return false, nil
-	}
-	for _, rel := range rels {
-		if !guard.SafeRelPath(rel, 4096) {
-			return true, nil
-		}
+	if !guard.SafeRelPath(rel, 4096) {
+		return true, nil
 	}
 	ig, err := newIgnorer(ctx, ws, nil)
 	if err != nil {
 		return true, err
 	}
-	ignored, err := ig.ignored(ctx, uniqueSorted(rels))
+	ignored, err := ig.ignored(ctx, []string{rel})
 	if err != nil {
 		return true, err
 	}
-	return len(ignored) > 0, nil
+	return ignored[rel], nil
+}
+
+// IgnoredNames maps each of rels the ignore rules keep out, as a file or
+// as a folder, to true, with one decision of the mode for all of them. It
+// judges the name alone, never what is on disk: a rule for folders only
+// (archive/) keeps out "archive" whether or not such a folder exists, so
+// a refusal built on it cannot tell a caller that an ignored folder is
+// there. An unsafe path counts as ignored. It does not apply the
+// secret-looking name list (see Sensitive).
+func IgnoredNames(ctx context.Context, ws *workspace.Workspace, rels []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	var safe []string
+	for _, rel := range rels {
+		if guard.SafeRelPath(rel, 4096) {
+			safe = append(safe, rel)
+		} else {
+			out[rel] = true
+		}
+	}
+	if len(safe) == 0 {
+		return out, nil
+	}
+	ig, err := newIgnorer(ctx, ws, nil)
+	if err != nil {
+		return nil, err
+	}
+	safe = uniqueSorted(safe)
+	asFile, err := ig.ignored(ctx, safe)
+	if err != nil {
+		return nil, err
+	}
+	var forGit []string
+	for _, rel := range safe {
+		if asFile[rel] {
+			out[rel] = true
+			continue
+		}
+		if ig.blocks != nil {
+			asFolder, err := ig.blocks.dirIgnored(rel)
+			if err != nil {
+				return nil, err
+			}
+			if asFolder {
+				out[rel] = true
+				continue
+			}
+		}
+		// Git judges "rel/" as a folder without looking for one.
+		forGit = append(forGit, rel+"/")
+	}
+	if ig.mode == ModeThin || len(forGit) == 0 {
+		return out, nil
+	}
+	byGit, err := gitIgnoredBatched(ctx, ig.site, forGit, ig.excludes)
+	if err != nil {
+		return nil, err
+	}
+	for q := range byGit {
+		out[strings.TrimSuffix(q, "/")] = true
+	}
+	return out, nil
 }
 
 // ignorer answers, for one call, whether the ignore rules keep paths out,
