@@ -47,7 +47,7 @@ if [ "${1:-}" = "--stress" ]; then
   for run in $(seq "$runs"); do
     echo "== stress run $run of $runs (${#hogs[@]} busy loops, load $(cut -d' ' -f1-3 /proc/loadavg))${pattern:+, only $pattern}"
     # The freshness tests' round count is coverage, not timing: fewer here.
-    VIVARY_FRESHNESS_ROUNDS=40 go test -count=1 -race "${only[@]}" ./policy/... ./produce/... ./search/... ./snapshot/... ./workspace/...
+    VIVARY_FRESHNESS_ROUNDS=40 go test -count=1 -race "${only[@]}" ./capsule/... ./policy/... ./produce/... ./search/... ./snapshot/... ./workspace/...
     go test -count=1 "${only[@]}" ./internal/cli/...
     (cd mcp && go test -count=1 -race "${only[@]}" ./adapter/...)
   done
@@ -71,7 +71,7 @@ done
 # The packages that start goroutines run once, under the race detector;
 # every other package runs once without it (a second plain run of the same
 # tests would only repeat them).
-race='/(policy|produce|snapshot|workspace|search)(/|$)'
+race='/(capsule|policy|produce|snapshot|workspace|search)(/|$)'
 echo "== vet"
 go vet ./...
 go vet -tags vivary_faults ./cmd/create-vivary # the crash-test build, else never compiled

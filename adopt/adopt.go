@@ -17,18 +17,14 @@
 package adopt
 
 import (
-	"fmt"
-
 	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/reason"
 )
 
-// Error is a refusal with a message for the person at the terminal.
-type Error struct{ Msg string }
-
-func (e *Error) Error() string { return e.Msg }
-
-func fail(format string, a ...any) error { return &Error{Msg: fmt.Sprintf(format, a...)} }
+// fail is this writer's refusal: a reason.Refusal, in words for the person
+// at the terminal.
+func fail(format string, a ...any) error { return reason.Refuse(format, a...) }
 
 // Options are the choices of one adopt.
 type Options struct {

@@ -95,8 +95,10 @@ func TestAPlainFolderOfNotes(t *testing.T) {
 			t.Errorf("%s changed", rel)
 		}
 	}
-	if _, err := os.Lstat(filepath.Join(root, ".vivary/runtime")); !os.IsNotExist(err) {
-		t.Errorf("the runtime folder adopt made for its journal is still there: %v", err)
+	// The journal is gone; the runtime folder holds only the record an
+	// undo reads.
+	if names, err := os.ReadDir(filepath.Join(root, ".vivary/runtime")); err != nil || len(names) != 1 || names[0].Name() != filepath.Base(scaffold.RecordPath) {
+		t.Errorf("the runtime folder holds %v (%v), want only the adoption record", names, err)
 	}
 	if read(t, filepath.Join(root, ".vivary/workspace.toml")) != scaffold.AdoptedWorkspaceTOML("second-brain", []string{}) {
 		t.Error("workspace.toml is not the adopted template")
@@ -322,6 +324,12 @@ type killed struct{}
 // reached.
 func killAt(t *testing.T, root string, opt adopt.Options, hash string, step write.Step, nth int) (reached bool) {
 	t.Helper()
+	return stopAt(t, step, nth, func() error { _, _, err := adopt.Apply(bg, root, opt, hash); return err })
+}
+
+// stopAt runs a write and stops it dead at the nth occurrence of step.
+func stopAt(t *testing.T, step write.Step, nth int, run func() error) (reached bool) {
+	t.Helper()
 	seen := 0
 	write.Hook = func(s write.Step, rel string) error {
 		if s == step {
@@ -340,8 +348,8 @@ func killAt(t *testing.T, root string, opt adopt.Options, hash string, step writ
 			reached = true
 		}
 	}()
-	if _, _, err := adopt.Apply(bg, root, opt, hash); err != nil {
-		t.Fatalf("Apply: %v", err)
+	if err := run(); err != nil {
+		t.Fatalf("the write that was to be stopped failed: %v", err)
 	}
 	return false
 }
@@ -561,5 +569,73 @@ func TestAFolderInsideALargerRepository(t *testing.T) {
 	}
 	if ignored, err := policy.Ignored(bg, testws.Bind(t, root), "me.diary.md"); err != nil || !ignored {
 		t.Fatalf("the enclosing repository's rule no longer applies: %v %v", ignored, err)
+	}
+}
+
+// Adopt reads notes through the very admission every read of the adopted
+// workspace uses: a note the workspace will keep private (the block's
+// folders in any case, a secret-looking or disguised name, a credential
+// in its text, an ignored file) is never read, so never named as a
+// conflict, while notes named in any script are.
+func TestNotesAreAdmittedAsTheWorkspaceWillAdmitThem(t *testing.T) {
+	const broken = "---\ntags: [unclosed\n---\n# Broken\n"
+	for _, mode := range []string{"thin", "git", "nested"} {
+		t.Run(mode, func(t *testing.T) {
+			top := filepath.Join(t.TempDir(), "f")
+			root := top
+			if mode == "nested" {
+				root = filepath.Join(top, "notes")
+			}
+			for _, rel := range []string{
+				".Vivary/Runtime/r.md", ".VIVARY/Private/p.md", "a.VIVARY-TMP/x.md", ".vivary/private/also.md",
+				"secrets/s.md", "id_\u200crsa.md", ".e\u200bnv.md", "se\u200bcret.md", "me.diary.md", ".obsidian/o.md",
+				"n\u202egpj.md",
+			} {
+				testws.Write(t, root, rel, broken)
+			}
+			testws.Write(t, root, "leak.md", "---\ntags: [unclosed\n---\npassword = hunter2hunter2\n")
+			want := []string{"bad.md", "کتاب\u200cها/نرم\u200cافزار.md", "ភាសា\u200bខ្មែរ.md"}
+			for _, rel := range want {
+				testws.Write(t, root, rel, broken)
+			}
+			if mode == "thin" {
+				want = append(want, "me.diary.md") // no rule of Git's applies
+			} else {
+				testws.Write(t, top, ".gitignore", "*.diary.md\n")
+				testws.Git(t, top, "init", "-q")
+			}
+			p := preview(t, root, adopt.Options{})
+			var got []string
+			for _, c := range p.Conflicts {
+				got = append(got, c.Path)
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("conflicts %v, want %v", p.Conflicts, want)
+			}
+		})
+	}
+}
+
+// A .vivary that is a plain file is a conflict of its own, never a
+// false "unfinished adoption journal", in the preview and in Doctor.
+func TestAPlainVivaryFileIsNoJournal(t *testing.T) {
+	root := vault(t)
+	testws.Write(t, root, ".vivary", "x\n")
+	p := preview(t, root, adopt.Options{})
+	for _, c := range p.Conflicts {
+		if strings.Contains(c.Reason, "journal") {
+			t.Errorf("conflict %v", c)
+		}
+	}
+	rep, err := doctor.Run(bg, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range rep.Errors {
+		if strings.Contains(e, "journal") {
+			t.Errorf("doctor: %s", e)
+		}
 	}
 }

@@ -2,80 +2,46 @@ package adopt
 
 import (
 	"context"
-	"strings"
+	"errors"
 
-	"github.com/vivary-dev/vivary-go/graph"
-	"github.com/vivary-dev/vivary-go/guard"
-	"github.com/vivary-dev/vivary-go/limits"
-	"github.com/vivary-dev/vivary-go/policy"
+	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/snapshot"
 )
-
-// blockIgnored applies the generated block's rules: what the workspace will
-// keep private once adopted.
-func blockIgnored(rel string) bool {
-	if strings.HasPrefix(rel, ".vivary/private/") || strings.HasPrefix(rel, ".vivary/runtime/") {
-		return true
-	}
-	for _, seg := range strings.Split(rel, "/") {
-		if strings.HasSuffix(seg, ".vivary-tmp") {
-			return true
-		}
-	}
-	return false
-}
 
 // notes checks the owner's Markdown the way Doctor will after apply, under
 // the planned type policy: a note with an error (broken frontmatter, a
 // typed note missing a required field) is a conflict that names it, so the
-// preview says so instead of the apply rolling back. Only what the planned
-// privacy policy will admit is read, and a note the content screen would
-// drop is not judged. The notes' bytes are not bound by the plan hash;
-// Doctor after apply remains the final check. Inside a larger Git
-// worktree the planned policy cannot be asked before the block exists, so
-// there Doctor alone judges.
-func (pl *planner) notes(ctx context.Context, sv *survey) error {
-	if pl.cfg == nil || pl.p.IgnoreMode == policy.ModeNested || len(sv.markdown) > limits.MaxMarkdownFiles {
+// preview says so instead of the apply rolling back. The notes are judged
+// and read by the snapshot itself, under the planned type policy and
+// .gitignore block (snapshot.Planned): the same walk, admission, limits
+// and content screen every read of the adopted workspace uses, so a note
+// the workspace will keep private is never read here. The notes' bytes are
+// not bound by the plan hash; Doctor after apply remains the final check.
+func (pl *planner) notes(ctx context.Context) error {
+	if pl.cfg == nil {
 		return nil
 	}
-	var cands []string
-	for _, rel := range sv.markdown {
-		if rel == ".vivary/context.md" || policy.Sensitive(rel) || policy.IsExcluded(rel, pl.cfg.Exclude) || blockIgnored(rel) {
-			continue
-		}
-		cands = append(cands, rel)
+	snap, err := snapshot.Take(ctx, pl.ws, snapshot.Options{Planned: &snapshot.Planned{Config: pl.cfg, Cocoindex: pl.coco}})
+	var re *reason.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &re) && re.Code == reason.WorkLimitExceeded, len(pl.p.Conflicts) > 0:
+		// Past what a snapshot may read, Doctor's own refusal will say so;
+		// and a plan with conflicts (a nested .gitignore of its own, say)
+		// is fixed first.
+		return nil
+	case ctx.Err() != nil:
+		return err
+	default:
+		return fail("adopt cannot read the notes the way the adopted workspace will: %s", message(err))
 	}
-	if pl.p.IgnoreMode == policy.ModeGit && len(cands) > 0 {
-		ignored, err := policy.IgnoredEach(ctx, pl.ws, cands)
-		if err != nil {
-			return fail("adopt cannot ask Git which notes it ignores: %s", message(err))
+	for _, d := range snap.Docs {
+		if d.Path == ".vivary/context.md" {
+			continue // planned on its own
 		}
-		kept := cands[:0]
-		for _, rel := range cands {
-			if !ignored[rel] {
-				kept = append(kept, rel)
-			}
-		}
-		cands = kept
-	}
-	reader := pl.ws.NewReader()
-	defer reader.Close()
-	var total int64
-	for _, rel := range cands {
-		data, _, err := reader.ReadFile(rel, limits.MaxFileBytes, nil)
-		if err != nil {
-			continue
-		}
-		// Past what one snapshot may read, Doctor's own refusal will say so.
-		if total += int64(len(data)); total > limits.MaxAggregateBytes {
-			return nil
-		}
-		text := string(data)
-		if guard.Credential(text) || guard.ContainsRoot(text, pl.ws.Root()) {
-			continue
-		}
-		for _, f := range graph.Analyze(pl.cfg, rel, pl.project, text, 0, 0).Findings {
+		for _, f := range d.Findings {
 			if f.Level == "error" {
-				pl.conflict(rel, "line %d: %s %s; fix the note, then preview again", f.Line, f.Code, f.Message)
+				pl.conflict(d.Path, "line %d: %s %s; fix the note, then preview again", f.Line, f.Code, f.Message)
 				break
 			}
 		}

@@ -115,8 +115,13 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, opt Options)
 	if info, err := ws.Lstat(".vivary"); err != nil || info.Exists && !info.IsDir() {
 		pl.conflict(".vivary", ".vivary must be a regular directory")
 	}
-	if info, err := ws.Lstat(scaffold.JournalPath); err != nil || info.Exists {
+	if scaffold.JournalLeft(ws) {
 		pl.conflict(scaffold.JournalPath, "an unfinished adoption journal exists; run `create-vivary adopt DIR --recover` to preview restoring the files, and apply that first")
+	}
+	if rec, _, err := loadRecord(ws); err != nil {
+		pl.conflict(scaffold.RecordPath, "%v", err)
+	} else if rec != nil && rec.Undoing != nil {
+		pl.conflict(scaffold.RecordPath, "an undo of this folder's adoption was interrupted; run `create-vivary adopt DIR --undo` to preview finishing it, and apply that first")
 	}
 	if err := pl.config(opt, sv); err != nil {
 		return nil, err
@@ -128,7 +133,7 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, opt Options)
 		return nil, err
 	}
 	pl.adapters()
-	if err := pl.notes(ctx, sv); err != nil {
+	if err := pl.notes(ctx); err != nil {
 		return nil, err
 	}
 	p.sortAndDirs(ws)

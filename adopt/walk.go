@@ -1,7 +1,9 @@
 package adopt
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"sort"
 	"strings"
@@ -16,7 +18,6 @@ type survey struct {
 	inventory   Inventory
 	md, code    int      // the preset vote
 	ignoreFiles []string // every .gitignore the producers' walk would meet
-	markdown    []string // every regular single-link Markdown file within the size limit
 }
 
 // Build output and tool folders whose files say nothing about the preset.
@@ -46,6 +47,11 @@ func walk(ws *workspace.Workspace) (*survey, error) {
 	var visit func(dir string, counted bool) error
 	visit = func(dir string, counted bool) error {
 		entries, err := ws.ReadDir(dir)
+		if errors.Is(err, fs.ErrPermission) && dir != "" {
+			// Nothing in it can be read, by adopt or by any read after:
+			// the producers leave it out whole (filesystem/unreadable).
+			return nil
+		}
 		if err != nil {
 			return fail("adopt cannot list a folder of the target (%v)", err)
 		}
@@ -68,10 +74,6 @@ func walk(ws *workspace.Workspace) (*survey, error) {
 					return err
 				}
 			case e.IsRegular():
-				if l := strings.ToLower(e.Name); (strings.HasSuffix(l, ".md") || strings.HasSuffix(l, ".markdown")) &&
-					e.Nlink == 1 && e.Size <= limits.MaxFileBytes {
-					s.markdown = append(s.markdown, rel)
-				}
 				if counted {
 					s.count(rel, e.Name)
 				}

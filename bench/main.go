@@ -29,6 +29,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vivary-dev/vivary-go/capsule"
 	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/internal/benchgen"
 	"github.com/vivary-dev/vivary-go/policy"
@@ -409,7 +410,7 @@ func measureWarm(root string, runs int) error {
 			return err
 		},
 		"capsule": func(i int) error {
-			_, err := r.Capsule(ctx, produce.CapsuleArgs{Question: queries[i%len(queries)], MaxClaims: 24})
+			_, err := capsule.Compile(ctx, r, capsule.Args{Question: queries[i%len(queries)], MaxClaims: 24})
 			return err
 		},
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/vivary-dev/vivary-go/capsule"
 	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -43,7 +44,7 @@ func profileCold(root, call, out string) error {
 	case "find":
 		_, err = r.Find(ctx, produce.FindArgs{Question: "quokka privacy", Limit: 5, Budget: 1200})
 	case "capsule":
-		_, err = r.Capsule(ctx, produce.CapsuleArgs{Question: "quokka privacy", MaxClaims: 24})
+		_, err = capsule.Compile(ctx, r, capsule.Args{Question: "quokka privacy", MaxClaims: 24})
 	default:
 		_, err = r.Check(ctx, produce.CheckArgs{})
 	}

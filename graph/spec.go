@@ -190,7 +190,7 @@ func pyRepr(v any) string {
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r == ' ' || guard.Printable(string(r)):
+		case guard.PrintableRune(r):
 			b.WriteRune(r)
 		case r < 0x100:
 			b.WriteString(`\x` + strconv.FormatInt(int64(r)|0x100, 16)[1:])

@@ -11,7 +11,6 @@ package greenfield
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -21,17 +20,15 @@ import (
 
 	"github.com/vivary-dev/vivary-go/doctor"
 	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/reason"
 	"github.com/vivary-dev/vivary-go/scaffold"
 	"github.com/vivary-dev/vivary-go/workspace"
 	"github.com/vivary-dev/vivary-go/workspace/write"
 )
 
-// Error is a refusal with a message for the person at the terminal.
-type Error struct{ Msg string }
-
-func (e *Error) Error() string { return e.Msg }
-
-func fail(format string, a ...any) error { return &Error{Msg: fmt.Sprintf(format, a...)} }
+// fail is this writer's refusal: a reason.Refusal, in words for the person
+// at the terminal.
+func fail(format string, a ...any) error { return reason.Refuse(format, a...) }
 
 // Options are the choices of one init.
 type Options struct {
@@ -203,7 +200,7 @@ func survey(ws *workspace.Workspace, files []scaffold.File) ([]scaffold.File, []
 				}
 				present[rel] = true
 			default:
-				if tag, ok := write.TempTag(e.Name); ok && tag == tempTag {
+				if tag, ok := workspace.TempTag(e.Name); ok && tag == tempTag {
 					temps = append(temps, rel)
 					continue
 				}

@@ -14,25 +14,25 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Printable reports whether every rune of s is printable in the sense of
-// Python's str.isprintable: letters, marks, numbers, punctuation, symbols and
-// the ASCII space. Tabs, newlines, other spaces, format and unassigned runes
-// are not. Invalid UTF-8 is not printable.
+// Printable reports whether s is legible text: every rune printable in the
+// sense of Python's str.isprintable (letters, marks, numbers, punctuation,
+// symbols and the ASCII space), or an invisible character its script
+// spells with (a joiner between Persian letters, a zero-width space
+// between Khmer words, a joiner inside an emoji, the tags of a flag).
+// Tabs, newlines, other spaces, controls, direction controls, private-use
+// and unassigned runes, and invisible characters anywhere else are not
+// (see TextFault, which says which rule a string breaks). Invalid UTF-8 is
+// not printable.
 func Printable(s string) bool {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, n := utf8.DecodeRuneInString(s[i:]); n <= 1 {
-				return false
-			}
-		}
-		if r == ' ' {
-			continue
-		}
-		if !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S) {
-			return false
-		}
-	}
-	return true
+	_, _, ok := firstFault(s)
+	return ok
+}
+
+// PrintableRune is Python's str.isprintable for one rune, with no context:
+// a letter, mark, number, punctuation, symbol or the ASCII space. Python's
+// repr writes every other rune as an escape.
+func PrintableRune(r rune) bool {
+	return r == ' ' || unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
 }
 
 // Len is the length of s in code points (Python len).
@@ -248,24 +248,64 @@ func OutputSafe(s string, max int) bool {
 	return SafeText(s, max) && !Credential(s) && !MachinePath(s)
 }
 
-// SafeRelPath reports a safe workspace-relative path: safe text (printable,
-// at most max code points) of a RelPathShape.
-func SafeRelPath(p string, max int) bool { return SafeText(p, max) && RelPathShape(p) }
+// SafeRelPath reports a safe workspace-relative path: safe text (legible,
+// at most max code points) of a RelPathShape. PathFault says which rule an
+// unsafe one breaks.
+func SafeRelPath(p string, max int) bool { return PathFault(p, max) == "" }
 
 // RelPathShape reports the shape of a workspace-relative path alone: no
 // backslash, not absolute, no drive, no empty, "." or ".." segment. The MCP
 // adapter checks only this of a check path, so that the text rules are left
 // to the producer and its path_refused answer.
-func RelPathShape(p string) bool {
-	if strings.ContainsRune(p, '\\') || strings.HasPrefix(p, "/") || hasDrive(p) {
-		return false
+func RelPathShape(p string) bool { return shapeOf(p) == shapeOK }
+
+// shape is the rule of RelPathShape a path breaks, or shapeOK.
+type shape int
+
+const (
+	shapeOK shape = iota
+	shapeEmpty
+	shapeAbsolute
+	shapeDrive
+	shapeBackslash
+	shapeClimb
+	shapeEmptySegment
+)
+
+func shapeOf(p string) shape {
+	switch {
+	case p == "":
+		return shapeEmpty
+	case strings.HasPrefix(p, "/"):
+		return shapeAbsolute
+	case hasDrive(p):
+		return shapeDrive
+	case strings.ContainsRune(p, '\\'):
+		return shapeBackslash
 	}
 	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return false
+		switch seg {
+		case "..":
+			return shapeClimb
+		case "", ".":
+			return shapeEmptySegment
 		}
 	}
-	return true
+	return shapeOK
+}
+
+// PathShapeProblem says which rule of RelPathShape p breaks, as the end of
+// a sentence about it ("is an absolute path; …"), or "" when it keeps them
+// all. It never repeats p.
+func PathShapeProblem(p string) string {
+	return map[shape]string{
+		shapeEmpty:        "is empty; give a path relative to the workspace root",
+		shapeAbsolute:     "is an absolute path; give it relative to the workspace root",
+		shapeDrive:        "starts with a drive letter; give it relative to the workspace root",
+		shapeBackslash:    "holds a backslash; separate folders with '/'",
+		shapeClimb:        "climbs out with '..'; give a path inside the workspace, relative to its root",
+		shapeEmptySegment: "has an empty or '.' part (a doubled or trailing '/', or './'); name each folder once, with no '/' at the end",
+	}[shapeOf(p)]
 }
 
 func hasDrive(p string) bool { return len(p) >= 2 && isASCIILetter(rune(p[0])) && p[1] == ':' }

@@ -86,16 +86,28 @@ func TestSafeRelPath(t *testing.T) {
 // MachinePath against a precondition (no slash, not a path) and a case it
 // must find (an absolute path after a space).
 func FuzzGuards(f *testing.F) {
-	for _, s := range []string{"/a/b", "token: x", "https://u:p@h/", `\\h\s`, "é\u200b", "a/b.md", "a//b", "./a", "a/..", "C:x", "\u00a0", "\xff"} {
+	for _, s := range []string{"/a/b", "token: x", "https://u:p@h/", `\\h\s`, "é\u200b", "نامه\u200cها", "\u202ex", "🏴\U000E0067\U000E007F", "a/b.md", "a//b", "./a", "a/..", "C:x", "\u00a0", "\xff"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		printable := utf8.ValidString(s)
+		printable, contextual := utf8.ValidString(s), false
 		for _, r := range s {
-			printable = printable && (r == ' ' || unicode.IsGraphic(r) && !unicode.Is(unicode.Zs, r))
+			graphic := r == ' ' || unicode.IsGraphic(r) && !unicode.Is(unicode.Zs, r)
+			invisible := unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) || r == 0x34f || r == 0x2800
+			contextual = contextual || invisible
+			printable = printable && (graphic || invisible && !unicode.Is(unicode.Bidi_Control, r))
 		}
-		if guard.Printable(s) != printable {
-			t.Fatalf("Printable(%q) = %v", s, !printable)
+		// Without an invisible character Printable is Python's
+		// isprintable; with one it never admits what that refuses besides
+		// invisible characters, and never a direction control.
+		if got := guard.Printable(s); got != printable && (!contextual || got) {
+			t.Fatalf("Printable(%q) = %v", s, got)
+		}
+		if guard.Printable(s) && guard.TextFault(s) != "" || !guard.Printable(s) && guard.TextFault(s) == "" {
+			t.Fatalf("TextFault(%q) = %q disagrees with Printable", s, guard.TextFault(s))
+		}
+		if e := guard.Escape(s); !guard.Printable(e) {
+			t.Fatalf("Escape(%q) = %q is not printable", s, e)
 		}
 
 		if guard.SafeRelPath(s, 512) {

@@ -37,10 +37,18 @@ type Admission struct {
 	// Git uses), as a stat said just before Git read them.
 	Outside []Outside
 	allowed map[string]bool
+	// The candidates kept out, in path order, for the owner's own view
+	// (Excluded).
+	ignored, sensitive []string
 }
 
 // Admits reports whether rel was admitted.
 func (a *Admission) Admits(rel string) bool { return a.allowed[rel] }
+
+// Excluded lists the candidates the ignore rules kept out and those with
+// a secret-looking name or folder, in path order: the paths behind the
+// privacy_excluded rows, for the owner at the terminal only.
+func (a *Admission) Excluded() (ignored, sensitive []string) { return a.ignored, a.sensitive }
 
 // Options carry facts the caller's walk observed.
 type Options struct {
@@ -82,8 +90,8 @@ func Admit(ctx context.Context, ws *workspace.Workspace, candidates []string, op
 func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates []string, opt Options) (*Admission, error) {
 	cands := uniqueSorted(candidates)
 	for _, c := range cands {
-		if !guard.SafeRelPath(c, 4096) {
-			return nil, reason.New(reason.PathRefused, "a candidate path is not a safe relative path")
+		if why := guard.PathFault(c, 4096); why != "" {
+			return nil, reason.New(reason.PathRefused, "a candidate path is not a safe relative path ("+why+")")
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -102,8 +110,7 @@ func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates
 			}
 		}
 	}
-	var rest []string
-	sensitive := 0
+	var rest, sensitive []string
 	// Sorted candidates come folder by folder: a folder's verdict is
 	// reached once for all its files, and each file's own name is read.
 	lastDir, dirSensitive := "", false
@@ -116,7 +123,7 @@ func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates
 			lastDir, dirSensitive = dir, dir != "" && Sensitive(dir)
 		}
 		if dirSensitive || SensitiveName(name) {
-			sensitive++
+			sensitive = append(sensitive, c)
 			continue
 		}
 		rest = append(rest, c)
@@ -134,9 +141,11 @@ func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates
 	if err != nil {
 		return nil, err
 	}
-	a := &Admission{Mode: ig.mode, Outside: ig.site.outside, allowed: map[string]bool{}}
+	a := &Admission{Mode: ig.mode, Outside: ig.site.outside, allowed: map[string]bool{}, sensitive: sensitive}
 	for _, c := range rest {
-		if !ignored[c] {
+		if ignored[c] {
+			a.ignored = append(a.ignored, c)
+		} else {
 			a.Allowed = append(a.Allowed, c)
 			a.allowed[c] = true
 		}
@@ -148,8 +157,8 @@ func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates
 	if n := len(rest) - len(a.Allowed); n > 0 {
 		a.Omissions = append(a.Omissions, Omission{"privacy_excluded", "git_ignored", n})
 	}
-	if sensitive > 0 {
-		a.Omissions = append(a.Omissions, Omission{"privacy_excluded", "sensitive_name", sensitive})
+	if len(sensitive) > 0 {
+		a.Omissions = append(a.Omissions, Omission{"privacy_excluded", "sensitive_name", len(sensitive)})
 	}
 	om := make([]any, len(a.Omissions))
 	for i, o := range a.Omissions {
@@ -182,34 +191,84 @@ func uniqueSorted(xs []string) []string {
 // and what makes the root a Git worktree and what Git ignores there.
 var Inputs = []string{ThinConfigPath, OverlayPath, ".git", ".git/HEAD", ".git/config", ".git/info", ".git/info/exclude"}
 
-// Ignored reports whether the ignore rules keep rel out, even if it does
-// not exist yet: Git's rules in a worktree, else the exact block's. It does
-// not apply the secret-looking name list (see Sensitive). Any failure to
-// decide is an error, and the caller must treat rel as refused.
+// Ignored reports whether the ignore rules keep the file rel out, even if
+// it does not exist yet: Git's rules in a worktree, else the exact block's.
+// It does not apply the secret-looking name list (see Sensitive). Any
+// failure to decide is an error, and the caller must treat rel as refused.
 func Ignored(ctx context.Context, ws *workspace.Workspace, rel string) (bool, error) {
-	return AnyIgnored(ctx, ws, []string{rel})
-}
-
-// AnyIgnored reports whether the ignore rules keep any of rels out, with one
-// git call for all of them. An unsafe path counts as ignored.
-func AnyIgnored(ctx context.Context, ws *workspace.Workspace, rels []string) (bool, error) {
-	if len(rels) == 0 {
-		return false, nil
-	}
-	for _, rel := range rels {
-		if !guard.SafeRelPath(rel, 4096) {
-			return true, nil
-		}
+	if !guard.SafeRelPath(rel, 4096) {
+		return true, nil
 	}
 	ig, err := newIgnorer(ctx, ws, nil)
 	if err != nil {
 		return true, err
 	}
-	ignored, err := ig.ignored(ctx, uniqueSorted(rels))
+	ignored, err := ig.ignored(ctx, []string{rel})
 	if err != nil {
 		return true, err
 	}
-	return len(ignored) > 0, nil
+	return ignored[rel], nil
+}
+
+// IgnoredNames maps each of rels the ignore rules keep out, as a file or
+// as a folder, to true, with one decision of the mode for all of them. It
+// judges the name alone, never what is on disk: a rule for folders only
+// (archive/) keeps out "archive" whether or not such a folder exists, so
+// a refusal built on it cannot tell a caller that an ignored folder is
+// there. An unsafe path counts as ignored. It does not apply the
+// secret-looking name list (see Sensitive).
+func IgnoredNames(ctx context.Context, ws *workspace.Workspace, rels []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	var safe []string
+	for _, rel := range rels {
+		if guard.SafeRelPath(rel, 4096) {
+			safe = append(safe, rel)
+		} else {
+			out[rel] = true
+		}
+	}
+	if len(safe) == 0 {
+		return out, nil
+	}
+	ig, err := newIgnorer(ctx, ws, nil)
+	if err != nil {
+		return nil, err
+	}
+	safe = uniqueSorted(safe)
+	asFile, err := ig.ignored(ctx, safe)
+	if err != nil {
+		return nil, err
+	}
+	var forGit []string
+	for _, rel := range safe {
+		if asFile[rel] {
+			out[rel] = true
+			continue
+		}
+		if ig.blocks != nil {
+			asFolder, err := ig.blocks.dirIgnored(rel)
+			if err != nil {
+				return nil, err
+			}
+			if asFolder {
+				out[rel] = true
+				continue
+			}
+		}
+		// Git judges "rel/" as a folder without looking for one.
+		forGit = append(forGit, rel+"/")
+	}
+	if ig.mode == ModeThin || len(forGit) == 0 {
+		return out, nil
+	}
+	byGit, err := gitIgnoredBatched(ctx, ig.site, forGit, ig.excludes)
+	if err != nil {
+		return nil, err
+	}
+	for q := range byGit {
+		out[strings.TrimSuffix(q, "/")] = true
+	}
+	return out, nil
 }
 
 // ignorer answers, for one call, whether the ignore rules keep paths out,
@@ -227,12 +286,27 @@ type ignorer struct {
 }
 
 func newIgnorer(ctx context.Context, ws *workspace.Workspace, ignoreFiles []string) (*ignorer, error) {
+	return newIgnorerPlanned(ctx, ws, ignoreFiles, nil)
+}
+
+// newIgnorerPlanned is newIgnorer, or with a planned root block (planned
+// says whether it is the cocoindex variant) the rules the workspace will
+// have once that block is its .gitignore's: in Git the block's rules and
+// Git's, elsewhere the block in place of the root's file.
+func newIgnorerPlanned(ctx context.Context, ws *workspace.Workspace, ignoreFiles []string, planned *bool) (*ignorer, error) {
 	mode, site, excludes, err := modeAndExcludes(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
 	ig := &ignorer{mode: mode, site: site, excludes: excludes, ws: ws, repos: map[string]bool{}, lstat: ws.Lstat}
-	if mode != ModeGit {
+	switch {
+	case planned != nil:
+		// Matched as the block is outside Git, without case: in Git that
+		// may hide more than Git will (a .Vivary/Private/ folder on a
+		// file system with case), never less.
+		ig.blocks = &blocks{ws: ws, nested: mode == ModeThin, at: map[string]bool{"": *planned},
+			looked: map[string]bool{"": true}, lstat: ws.Lstat}
+	case mode != ModeGit:
 		if ig.blocks, err = readBlocks(ws, mode == ModeThin); err != nil {
 			return nil, err
 		}

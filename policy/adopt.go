@@ -23,8 +23,8 @@ func WorkspaceMode(ctx context.Context, ws *workspace.Workspace) (Mode, error) {
 // an error, and the caller must treat every path as not proven ignored.
 func IgnoredEach(ctx context.Context, ws *workspace.Workspace, rels []string) (map[string]bool, error) {
 	for _, rel := range rels {
-		if !guard.SafeRelPath(rel, 4096) {
-			return nil, unavailable("a path to check is not a safe relative path", nil)
+		if why := guard.PathFault(rel, 4096); why != "" {
+			return nil, unavailable("a path to check is not a safe relative path ("+why+")", nil)
 		}
 	}
 	ig, err := newIgnorer(ctx, ws, nil)

@@ -62,7 +62,7 @@ func TestNestedRepositoryIsKeptOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dirs, err := s.IgnoredDirs(context.Background(), []string{"inner", "sub", "inner/deep"})
+			dirs, _, err := s.IgnoredDirs(context.Background(), []string{"inner", "sub", "inner/deep"})
 			if err != nil || !dirs["inner"] || !dirs["sub"] || !dirs["inner/deep"] {
 				t.Fatalf("IgnoredDirs = %v, %v", dirs, err)
 			}

@@ -62,10 +62,7 @@ func set(xs ...string) map[string]bool {
 // percent-decoded form, matches the list; or the credential screen finds a
 // credential in the name, its stem or its percent-decoded form.
 func SensitiveName(seg string) bool {
-	forms := []string{seg}
-	if d := percentDecoded(seg); d != seg {
-		forms = append(forms, d)
-	}
+	forms := nameForms(seg)
 	for _, f := range forms {
 		if listed(guard.Skeleton(f)) {
 			return true
@@ -82,6 +79,28 @@ func SensitiveName(seg string) bool {
 		}
 	}
 	return false
+}
+
+// NameHoldsCredential reports a path component that holds a credential:
+// the credential screen finds one in the name, its stem or its
+// percent-decoded form, or it holds a user:password@ form. Such a name is
+// never shown, not even to the owner: showing it would show the value.
+func NameHoldsCredential(seg string) bool {
+	for _, f := range nameForms(seg) {
+		if sk := guard.Skeleton(f); strings.ContainsRune(sk, '@') && userinfoSegment.MatchString(sk) || guard.CredentialName(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameForms are the forms of a name the screens judge: as it is, and
+// percent-decoded when that differs.
+func nameForms(seg string) []string {
+	if d := percentDecoded(seg); d != seg {
+		return []string{seg, d}
+	}
+	return []string{seg}
 }
 
 var capitalI = strings.NewReplacer("I", "l", "Ι", "l", "І", "l")

@@ -2,6 +2,8 @@ package policy
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"runtime"
 	"sync"
 
@@ -23,6 +25,18 @@ type Session struct {
 // about beneath them.
 func NewSession(ctx context.Context, ws *workspace.Workspace) (*Session, error) {
 	ig, err := newIgnorer(ctx, ws, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{ig: ig}, nil
+}
+
+// NewPlannedSession is NewSession for the rules a workspace will have once
+// its root .gitignore holds the generated block (the cocoindex variant when
+// cocoindex): what create-vivary adopt previews notes under, before it has
+// written anything. In a worktree Git's rules apply as well.
+func NewPlannedSession(ctx context.Context, ws *workspace.Workspace, cocoindex bool) (*Session, error) {
+	ig, err := newIgnorerPlanned(ctx, ws, nil, &cocoindex)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +70,11 @@ func (s *Session) Admit(ctx context.Context, ws *workspace.Workspace, candidates
 // matches it or any folder above it, and then re-includes nothing beneath
 // it, whatever a negation says), the blocks' outside Git, and both when
 // nested in a larger worktree. All of dirs go to Git in one batch.
-func (s *Session) IgnoredDirs(ctx context.Context, dirs []string) (map[string]bool, error) {
+//
+// unreadable maps each folder the rules do not keep out but whose own
+// entries cannot be looked at (permission denied): nothing in it can be
+// read, so the caller leaves it out whole rather than refusing the call.
+func (s *Session) IgnoredDirs(ctx context.Context, dirs []string) (ignored, unreadable map[string]bool, err error) {
 	// A level's folders share their parents: one batch reader opens each
 	// folder once, beneath its parent's handle, instead of once per
 	// question from the root.
@@ -68,24 +86,31 @@ func (s *Session) IgnoredDirs(ctx context.Context, dirs []string) (map[string]bo
 		s.ig.blocks.lstat = r.Lstat
 		defer func() { s.ig.blocks.lstat = s.ig.ws.Lstat }()
 	}
-	ignored := map[string]bool{}
+	ignored, unreadable = map[string]bool{}, map[string]bool{}
 	var forGit []string
 	for _, d := range dirs {
 		if !guard.SafeRelPath(d, 4096) {
 			ignored[d] = true
 			continue
 		}
-		if in, err := s.ig.inRepository(d); err != nil || in {
-			if err != nil {
-				return nil, err
-			}
+		in, err := s.ig.inRepository(d)
+		switch {
+		case err != nil && errors.Is(err, fs.ErrPermission):
+			// Whether it holds a repository of its own cannot be told,
+			// and needs not be: nothing beneath it can be read. Whether
+			// the rules keep it out is still asked, so that an ignored
+			// folder is counted as ignored and never named.
+			unreadable[d] = true
+		case err != nil:
+			return nil, nil, err
+		case in:
 			ignored[d] = true
 			continue
 		}
 		if s.ig.blocks != nil {
 			out, err := s.ig.blocks.dirIgnored(d)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if out {
 				ignored[d] = true
@@ -94,17 +119,21 @@ func (s *Session) IgnoredDirs(ctx context.Context, dirs []string) (map[string]bo
 		}
 		forGit = append(forGit, d)
 	}
-	if s.ig.mode == ModeThin {
-		return ignored, nil
+	if s.ig.mode != ModeThin {
+		byGit, err := gitIgnoredBatched(ctx, s.ig.site, forGit, s.ig.excludes)
+		if err != nil {
+			return nil, nil, err
+		}
+		for d := range byGit {
+			ignored[d] = true
+		}
 	}
-	byGit, err := gitIgnoredBatched(ctx, s.ig.site, forGit, s.ig.excludes)
-	if err != nil {
-		return nil, err
+	for d := range unreadable {
+		if ignored[d] {
+			delete(unreadable, d)
+		}
 	}
-	for d := range byGit {
-		ignored[d] = true
-	}
-	return ignored, nil
+	return ignored, unreadable, nil
 }
 
 // gitBatch bounds the paths one git check-ignore is given, so its output

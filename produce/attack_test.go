@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vivary-dev/vivary-go/capsule"
 	"github.com/vivary-dev/vivary-go/internal/attack"
 	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/produce"
@@ -33,7 +34,7 @@ func TestAttackCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := r.Capsule(bg, produce.CapsuleArgs{Question: attack.Words, MaxClaims: 24})
+	k, err := capsule.Compile(bg, r, capsule.Args{Question: attack.Words, MaxClaims: 24})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vivary-dev/vivary-go/capsule"
 	"github.com/vivary-dev/vivary-go/internal/benchgen"
 	"github.com/vivary-dev/vivary-go/produce"
 )
@@ -49,7 +50,7 @@ var producerCalls = []struct {
 		return err
 	}},
 	{"capsule", func(r *produce.Reader) error {
-		_, err := r.Capsule(bg, produce.CapsuleArgs{Question: "quokka privacy", MaxClaims: 24})
+		_, err := capsule.Compile(bg, r, capsule.Args{Question: "quokka privacy", MaxClaims: 24})
 		return err
 	}},
 }

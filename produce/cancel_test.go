@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vivary-dev/vivary-go/capsule"
 	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/reason"
@@ -57,7 +58,7 @@ func blockedGit(tb testing.TB) (root string, calls []namedCall) {
 			return err
 		}},
 		{"capsule", func(ctx context.Context) error {
-			_, err := produce.CapsuleFor(ctx, ws, produce.CapsuleArgs{Question: "quokka", MaxClaims: 24})
+			_, err := capsule.Compile(ctx, produce.NewReader(ws), capsule.Args{Question: "quokka", MaxClaims: 24})
 			return err
 		}},
 	}

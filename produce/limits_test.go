@@ -22,10 +22,6 @@ func TestArgumentBoundsAtMaxAndOver(t *testing.T) {
 		_, err := r.Find(bg, produce.FindArgs{Question: "adapter", Limit: limit, Budget: budget})
 		return err
 	}
-	capsule := func(n int) error {
-		_, err := r.Capsule(bg, produce.CapsuleArgs{Question: "adapter", MaxClaims: n})
-		return err
-	}
 	inRange := fmt.Sprintf("between %d and %d", limits.MinFindBudget, limits.MaxFindBudget)
 	for _, c := range []struct {
 		name string
@@ -38,9 +34,6 @@ func TestArgumentBoundsAtMaxAndOver(t *testing.T) {
 		{"find limit max", find(limits.MaxResults, limits.DefaultFindBudget), ""},
 		{"find limit max+1", find(limits.MaxResults+1, limits.DefaultFindBudget), fmt.Sprintf("limit must be between 1 and %d", limits.MaxResults)},
 		{"find limit 0", find(0, limits.DefaultFindBudget), fmt.Sprintf("limit must be between 1 and %d", limits.MaxResults)},
-		{"claims max", capsule(limits.MaxClaims), ""},
-		{"claims max+1", capsule(limits.MaxClaims + 1), fmt.Sprintf("max_claims must be between 0 and %d", limits.MaxClaims)},
-		{"claims 0", capsule(0), ""},
 	} {
 		switch {
 		case c.want == "" && c.err != nil:
@@ -100,7 +93,7 @@ func TestFilterValuesAtMaxAndOver(t *testing.T) {
 		if err := query(c.max); err != nil {
 			t.Errorf("%s of %d characters: %v", c.name, c.max, err)
 		}
-		want := fmt.Sprintf("%s values must be non-empty and at most %d characters", c.name, c.max)
+		want := fmt.Sprintf("%s[0] must be non-empty and at most %d characters", c.name, c.max)
 		if err := query(c.max + 1); reason.Of(err) != reason.InvalidArguments || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s of %d characters: %v, want %q", c.name, c.max+1, err, want)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vivary-dev/vivary-go/capsule"
 	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/produce"
@@ -98,7 +99,7 @@ func TestEnclosingRepositoryHidesFromEveryProducer(t *testing.T) {
 		}
 	}
 	// The capsule still refuses a nested root.
-	if _, err := r.Capsule(bg, produce.CapsuleArgs{Question: "quokka", MaxClaims: 24}); reason.Of(err) != reason.ProducerUnavailable {
+	if _, err := capsule.Compile(bg, r, capsule.Args{Question: "quokka", MaxClaims: 24}); reason.Of(err) != reason.ProducerUnavailable {
 		t.Fatalf("capsule over a nested root: %v", err)
 	}
 }

@@ -1,10 +1,11 @@
-// Package produce owns the four read producers (check, query, find, capsule)
-// over the snapshot package's documents. A producer takes a context, a bound
+// Package produce owns three read answers over the snapshot and search
+// packages: check, query and find. A producer takes a context, a bound
 // workspace and typed arguments and returns a plain value that marshals to
 // its published JSON; it writes nothing anywhere, reads workspace bytes only
-// through a snapshot (or, for the capsule's checkout facts, after the privacy
-// policy admitted their path), and answers whole or with a typed reason
-// (never a silently shortened result).
+// through a snapshot, and answers whole or with a typed reason (never a
+// silently shortened result). Its Reader is also what package capsule, the
+// fourth answer, compiles over: the same fresh snapshot and the question
+// rule ValidateText.
 package produce
 
 import (

@@ -1,9 +1,14 @@
-// Package reason owns the closed set of typed refusal codes that cross a
-// boundary (the CLI's JSON, the MCP envelope). An Error carries a Code and a
-// fixed message; messages must never hold a path, a query or any other input.
+// Package reason owns refusals: the closed set of typed refusal codes that
+// cross a boundary (the CLI's JSON, the MCP envelope), and the worded
+// Refusal of create-vivary's writers and of a bad command line. An Error
+// carries a Code and a fixed message; messages must never hold a path, a
+// query or any other input.
 package reason
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Code is one of the typed reasons below.
 type Code string
@@ -42,6 +47,23 @@ func New(c Code, msg string) *Error { return &Error{Code: c, Msg: msg} }
 
 // Wrap returns an Error with the code and message that keeps cause for errors.Is.
 func Wrap(c Code, msg string, cause error) *Error { return &Error{Code: c, Msg: msg, Err: cause} }
+
+// Refusal is a refusal worded for the person at the terminal, with no code
+// to cross a boundary: how create-vivary's writers (init, adopt, record)
+// refuse, nothing written or everything rolled back, and how a bad command
+// line is refused. Its Error is Msg alone. Kind, when set, tells one sort
+// of refusal from the others through errors.Is; it is never printed.
+type Refusal struct {
+	Msg  string
+	Kind error
+}
+
+func (r *Refusal) Error() string { return r.Msg }
+
+func (r *Refusal) Unwrap() error { return r.Kind }
+
+// Refuse returns a Refusal with the formatted message and no Kind.
+func Refuse(format string, a ...any) error { return &Refusal{Msg: fmt.Sprintf(format, a...)} }
 
 // Of maps any error to its code: the code of the first *Error in the chain,
 // otherwise producer_unavailable.

@@ -22,10 +22,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vivary-dev/vivary-go/canon"
+	"github.com/vivary-dev/vivary-go/capsule"
 	"github.com/vivary-dev/vivary-go/doctor"
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/produce"
+	"github.com/vivary-dev/vivary-go/reason"
 	"github.com/vivary-dev/vivary-go/snapshot"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -36,12 +38,9 @@ const MaxInputBytes = 256 << 10
 // Folders maps the record folders to the types they hold.
 var Folders = map[string]string{"modules": "module", "changes": "change", "decisions": "decision", "verification": "verification", "gates": "gate"}
 
-// Error is a refusal with a message for the person at the terminal.
-type Error struct{ Msg string }
-
-func (e *Error) Error() string { return e.Msg }
-
-func fail(format string, a ...any) error { return &Error{Msg: fmt.Sprintf(format, a...)} }
+// fail is this writer's refusal: a reason.Refusal, in words for the person
+// at the terminal.
+func fail(format string, a ...any) error { return reason.Refuse(format, a...) }
 
 // CapsuleBinding is what the plan binds to.
 type CapsuleBinding struct {
@@ -166,18 +165,18 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, req Request)
 	if err != nil {
 		return nil, err
 	}
-	capsule, err := produce.VerifyCapsule(raw)
+	saved, err := capsule.Verify(raw)
 	if err != nil {
-		if errors.Is(err, produce.ErrCapsuleNotObject) {
+		if errors.Is(err, capsule.ErrNotObject) {
 			return nil, fail("record capsule must be one bounded JSON object; pass the JSON that 'vivary capsule --json' printed, unchanged")
 		}
 		return nil, fail("record capsule integrity verification failed; the capsule changed after it was made, so ask for a new one with 'vivary capsule --json'")
 	}
-	current, err := reader.WorkspaceFingerprint(ctx)
+	current, err := capsule.WorkspaceFingerprint(ctx, reader)
 	if err != nil {
 		return nil, fail("record capsule workspace binding could not be verified; run it again")
 	}
-	if current != capsule.Workspace.Fingerprint {
+	if current != saved.Workspace.Fingerprint {
 		return nil, fail("record capsule is stale or belongs to a different workspace state; ask for a new capsule with 'vivary capsule --json' and preview again")
 	}
 	source, err := readInput(req.Source, "source")
@@ -185,7 +184,7 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, req Request)
 		return nil, err
 	}
 	p := &Plan{Contract: policy.ThinContract, Path: dest, content: source, AfterHash: sha(source),
-		Capsule: CapsuleBinding{ID: capsule.CapsuleID, Fingerprint: capsule.Fingerprint, WorkspaceFingerprint: capsule.Workspace.Fingerprint}}
+		Capsule: CapsuleBinding{ID: saved.CapsuleID, Fingerprint: saved.Fingerprint, WorkspaceFingerprint: saved.Workspace.Fingerprint}}
 	if srcAbs, err := filepath.Abs(req.Source); err == nil && srcAbs == filepath.Join(abs, filepath.FromSlash(dest)) {
 		return nil, fail("record source must not be the destination file; keep the source outside the workspace")
 	}

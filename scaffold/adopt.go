@@ -2,10 +2,14 @@ package scaffold
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/vivary-dev/vivary-go/workspace"
 )
 
 // RecordFolders maps the record folders to their starter types, in the
@@ -50,6 +54,34 @@ const (
 
 // JournalPath is where an unfinished adoption keeps its journal.
 const JournalPath = ".vivary/runtime/adopt-journal.json"
+
+// JournalLeft reports whether an unfinished adoption may have left its
+// journal in ws: there is an entry at JournalPath, or it cannot be told. A
+// journal is only ever written in plain folders, so where .vivary or
+// .vivary/runtime is a file (or a link) there is none; that is a problem
+// of its own, not an unfinished adoption.
+func JournalLeft(ws *workspace.Workspace) bool {
+	info, err := ws.Lstat(JournalPath)
+	if errors.Is(err, workspace.ErrLink) {
+		return false
+	}
+	return err != nil || info.Exists
+}
+
+// RecordPath is where adopt keeps its record of what each adoption created
+// and appended (hashes and generated text only, none of the owner's bytes),
+// so that `create-vivary adopt DIR --undo` can remove exactly that.
+const RecordPath = ".vivary/runtime/adopt-record.json"
+
+// UndoInterrupted reports whether record bytes say an undo began and did
+// not finish (it marks the record before its first step and removes the
+// record after its last).
+func UndoInterrupted(record []byte) bool {
+	var r struct {
+		Undoing *string `json:"undoing"`
+	}
+	return json.Unmarshal(record, &r) == nil && r.Undoing != nil
+}
 
 // MarkerPrefix starts the pre-journal marker line adopt puts at the end of
 // .gitignore while it makes .vivary/runtime/ private, before the journal

@@ -196,8 +196,8 @@ func (sc *scanner) scan(s string, fn func(t token)) {
 // question stopwords (all of them when nothing else is left). A compound
 // that holds a digit (an identifier) is one term; other compounds are
 // searched by their parts, so "git-ignore" finds "git ignore". The capsule
-// splits a question its own two ways (produce's governedTerms and
-// selectionTerms, see there): those feed git grep and claim selection, not
+// splits a question its own two ways (package capsule's governedTerms
+// and selectionTerms, see there): those feed git grep and claim selection, not
 // ranking.
 func Terms(text string) []string {
 	var all []string

@@ -25,8 +25,8 @@ func (s *Snapshot) loadConfig(ctx context.Context, ws *workspace.Workspace, rule
 		return nil, 0, err
 	}
 	var parsed []map[string]any
-	legacyFail := func(why string) (*policy.Config, int64, error) {
-		col.add("config", why, 1)
+	legacyFail := func(rel, why string) (*policy.Config, int64, error) {
+		col.hide("config", why, rel, "")
 		col.complete = false
 		return policy.DefaultConfig(), budget, nil
 	}
@@ -35,7 +35,7 @@ func (s *Snapshot) loadConfig(ctx context.Context, ws *workspace.Workspace, rule
 			if thin {
 				return nil, 0, policyUnavailable("a workspace policy file is ignored or secret-looking")
 			}
-			return legacyFail("git_ignored")
+			return legacyFail(c.rel, "git_ignored")
 		}
 		want := c.info
 		// Its stamp is among the policy inputs Take stamped before this read.
@@ -47,7 +47,7 @@ func (s *Snapshot) loadConfig(ctx context.Context, ws *workspace.Workspace, rule
 			if thin {
 				return nil, 0, policyUnavailable("a workspace policy file cannot be read")
 			}
-			return legacyFail("unavailable")
+			return legacyFail(c.rel, "unavailable")
 		}
 		budget -= int64(len(data))
 		text := string(data)
@@ -55,7 +55,7 @@ func (s *Snapshot) loadConfig(ctx context.Context, ws *workspace.Workspace, rule
 			if thin {
 				return nil, 0, policyUnavailable("a workspace policy file holds a credential or a machine path")
 			}
-			return legacyFail("sensitive_content")
+			return legacyFail(c.rel, "sensitive_content")
 		}
 		raw, err := policy.ParseTOML(data)
 		if err != nil {
@@ -63,7 +63,7 @@ func (s *Snapshot) loadConfig(ctx context.Context, ws *workspace.Workspace, rule
 				// c.rel is a policy file the privacy policy admitted.
 				return nil, 0, reason.Wrap(reason.PrivacyPolicyUnavailable, "the workspace policy file "+c.rel+" is "+err.Error()+"; fix it there", err)
 			}
-			return legacyFail("invalid")
+			return legacyFail(c.rel, "invalid")
 		}
 		parsed = append(parsed, raw)
 		s.configFiles = append(s.configFiles, configFile{rel: c.rel, data: data, sha256: hexSHA(data)})
@@ -76,7 +76,7 @@ func (s *Snapshot) loadConfig(ctx context.Context, ws *workspace.Workspace, rule
 		if thin {
 			return nil, 0, reason.Wrap(reason.PrivacyPolicyUnavailable, "the workspace policy is invalid or loosens its base: "+err.Error(), err)
 		}
-		return legacyFail("invalid")
+		return legacyFail(policy.OverlayPath, "invalid")
 	}
 	col.add("config", "local_pack_excluded", len(packs))
 	return cfg, budget, nil

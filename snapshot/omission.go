@@ -13,16 +13,49 @@ import (
 // Omission is one counted row of what a result left out.
 type Omission = policy.Omission
 
-// collector counts omissions while a snapshot is taken.
+// Hidden is one path a snapshot left out, with its rule: what `vivary
+// check --show-hidden` shows the owner at the terminal. Only a snapshot
+// taken with Options.ListHidden has them; nothing that answers an agent
+// asks for them.
+type Hidden struct {
+	Path   string // workspace-relative; a folder's ends in "/"
+	Kind   string // the omission row it is counted in
+	Reason string
+	// Detail says more where the rule has more to say: the character that
+	// makes a name unsafe, the class of a credential (never its value).
+	Detail string
+	Line   int // the line of the text the detail is about, or 0
+}
+
+// collector counts omissions while a snapshot is taken, and lists the
+// paths behind them when asked to.
 type collector struct {
 	rows     map[[2]string]int
 	complete bool
 	unstable bool // a read or listing failed: the snapshot must not be reused
+	listing  bool
+	hidden   []Hidden
 }
 
 func (c *collector) add(kind, why string, n int) {
 	if n > 0 {
 		c.rows[[2]string{kind, why}] += n
+	}
+}
+
+// hide counts one path left out, and lists it when listing.
+func (c *collector) hide(kind, why, rel, detail string) { c.hideAt(kind, why, rel, detail, 0) }
+
+// hideAt is hide with the line its detail is about.
+func (c *collector) hideAt(kind, why, rel, detail string, line int) {
+	c.add(kind, why, 1)
+	c.list(kind, why, rel, detail, line)
+}
+
+// list lists a path left out that is counted elsewhere.
+func (c *collector) list(kind, why, rel, detail string, line int) {
+	if c.listing {
+		c.hidden = append(c.hidden, Hidden{Path: rel, Kind: kind, Reason: why, Detail: detail, Line: line})
 	}
 }
 

@@ -2,8 +2,10 @@ package snapshot
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -37,40 +39,24 @@ type plan struct {
 	fixed       []stamp // the policy inputs no walk watches
 	total       int64   // bytes the jobs hold
 	configBytes int64   // bytes the policy files hold, out of the same budget
+	unreadable  []string
+	listing     bool
+	hidden      []Hidden // what the walk and the admission left out, when listing
 }
 
 // makePlan reads the policy files, walks the tree and admits what it found.
 // again admits the same names afresh and fails unless the answer is the
 // same: the proof that the policy held still, when a stat cannot give it.
-func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed) (p *plan, again func() error, err error) {
-	col := &collector{rows: map[[2]string]int{}, complete: true}
+func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed, opt Options) (p *plan, again func() error, err error) {
+	col := &collector{rows: map[[2]string]int{}, complete: true, listing: opt.ListHidden}
 	root := ws.Root()
-	thinInfo, err := ws.Lstat(policy.ThinConfigPath)
-	if err != nil {
-		return nil, nil, policyUnavailable("the workspace policy file cannot be inspected")
-	}
-	overlayInfo, err := ws.Lstat(policy.OverlayPath)
-	if err != nil {
-		return nil, nil, policyUnavailable("the root tropo.toml cannot be inspected")
-	}
-	thin := thinInfo.Exists
+	newRules := func() (*policy.Session, error) { return policy.NewSession(ctx, ws) }
+	thin := true
 	var cfgCands []candidate
-	for _, c := range []candidate{{policy.ThinConfigPath, thinInfo}, {policy.OverlayPath, overlayInfo}} {
-		if !c.info.Exists {
-			continue
-		}
-		if !c.info.IsRegular() || c.info.Nlink != 1 {
-			if thin {
-				return nil, nil, policyUnavailable("a workspace policy file is a link, hard-linked or not a regular file")
-			}
-			col.add("config", "unavailable", 1)
-			col.complete = false
-			continue
-		}
-		if c.info.Size > limits.MaxFileBytes {
-			return nil, nil, policyFileTooLarge(c.info.Size)
-		}
-		cfgCands = append(cfgCands, c)
+	if pl := opt.Planned; pl != nil {
+		newRules = func() (*policy.Session, error) { return policy.NewPlannedSession(ctx, ws, pl.Cocoindex) }
+	} else if thin, cfgCands, err = policyFiles(ws, col); err != nil {
+		return nil, nil, err
 	}
 	// The policy inputs are stamped before Git or the thin matcher reads
 	// them, so a change at any later moment shows in a stat after the reads.
@@ -82,7 +68,7 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed) (p *plan, a
 	for i, rel := range policy.Inputs {
 		inputs = append(inputs, stamp{rel, infos[i]})
 	}
-	rules, err := policy.NewSession(ctx, ws)
+	rules, err := newRules()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,8 +76,10 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed) (p *plan, a
 	// files pass the same rules as every other path, here and in the
 	// admission below.
 	files := &Snapshot{}
-	cfg, budget, err := files.loadConfig(ctx, ws, rules, cfgCands, thin, col)
-	if err != nil {
+	cfg, budget := (*policy.Config)(nil), ceilings.bytes
+	if opt.Planned != nil {
+		cfg = opt.Planned.Config
+	} else if cfg, budget, err = files.loadConfig(ctx, ws, rules, cfgCands, thin, col); err != nil {
 		return nil, nil, err
 	}
 	en, err := enumerate(ctx, ws, fd, rules, cfg.Exclude, thin, col)
@@ -125,21 +113,28 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed) (p *plan, a
 	for _, o := range adm.Omissions {
 		col.add(o.Kind, o.Reason, o.Count)
 	}
+	ignored, sensitive := adm.Excluded()
+	for _, rel := range ignored {
+		col.list("privacy_excluded", "git_ignored", rel, "", 0)
+	}
+	for _, rel := range sensitive {
+		col.list("privacy_excluded", "sensitive_name", rel, "", 0)
+	}
 	for _, c := range en.markdown {
 		if !adm.Admits(c.rel) {
 			continue
 		}
 		if policy.IsExcluded(c.rel, cfg.Exclude) {
-			col.add("document", "config_excluded", 1)
+			col.hide("document", "config_excluded", c.rel, "")
 			continue
 		}
 		if c.info.Nlink != 1 || c.info.Size > ceilings.file {
 			// Left out unread; stamped and watched, so dropping the other
 			// link or a shorter version shows.
 			if c.info.Nlink != 1 {
-				col.add("document", "hard_link_or_nonregular", 1)
+				col.hide("document", "hard_link_or_nonregular", c.rel, "")
 			} else {
-				col.add("document", "too_large", 1)
+				col.hide("document", "too_large", c.rel, fmt.Sprintf("%d bytes", c.info.Size))
 				col.complete = false
 			}
 			p.leftOut = append(p.leftOut, stamp(c))
@@ -163,8 +158,13 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed) (p *plan, a
 	}
 	sort.Slice(p.order, func(a, b int) bool { return guard.Less(p.jobs[p.order[a]].rel, p.jobs[p.order[b]].rel) })
 	p.rows, p.complete, p.unstable = col.rows, col.complete, col.unstable
+	p.unreadable, p.listing, p.hidden = en.unreadable, opt.ListHidden, col.hidden
 	again = func() error {
-		a, err := policy.Admit(ctx, ws, names, popts)
+		fresh, err := newRules()
+		if err != nil {
+			return err
+		}
+		a, err := fresh.Admit(ctx, ws, names, popts)
 		if err != nil {
 			return err
 		}
@@ -176,12 +176,46 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed) (p *plan, a
 	return p, again, nil
 }
 
+// policyFiles inspects the workspace's policy files: whether the thin
+// config exists, and the ones to read.
+func policyFiles(ws *workspace.Workspace, col *collector) (thin bool, cands []candidate, err error) {
+	thinInfo, err := ws.Lstat(policy.ThinConfigPath)
+	if err != nil {
+		return false, nil, policyUnavailable("the workspace policy file cannot be inspected")
+	}
+	overlayInfo, err := ws.Lstat(policy.OverlayPath)
+	if err != nil {
+		return false, nil, policyUnavailable("the root tropo.toml cannot be inspected")
+	}
+	thin = thinInfo.Exists
+	for _, c := range []candidate{{policy.ThinConfigPath, thinInfo}, {policy.OverlayPath, overlayInfo}} {
+		if !c.info.Exists {
+			continue
+		}
+		if !c.info.IsRegular() || c.info.Nlink != 1 {
+			if thin {
+				return false, nil, policyUnavailable("a workspace policy file is a link, hard-linked or not a regular file")
+			}
+			col.hide("config", "unavailable", c.rel, "a link, hard-linked or not a regular file")
+			col.complete = false
+			continue
+		}
+		if c.info.Size > limits.MaxFileBytes {
+			return false, nil, policyFileTooLarge(c.info.Size)
+		}
+		cands = append(cands, c)
+	}
+	return thin, cands, nil
+}
+
 // assemble builds the snapshot from a plan and what reading its jobs gave
 // (in the jobs' order). started is when the oldest of the stamps it keeps
 // was taken: a stamp that recent proves nothing.
 func assemble(ws *workspace.Workspace, p *plan, results []docResult, started time.Time) (*Snapshot, error) {
-	col := &collector{rows: maps.Clone(p.rows), complete: p.complete, unstable: p.unstable}
-	snap := &Snapshot{Config: p.cfg, Admission: p.adm, configFiles: p.configFiles, plan: p, results: results}
+	col := &collector{rows: maps.Clone(p.rows), complete: p.complete, unstable: p.unstable,
+		listing: p.listing, hidden: slices.Clone(p.hidden)}
+	snap := &Snapshot{Config: p.cfg, Admission: p.adm, configFiles: p.configFiles, plan: p, results: results,
+		UnreadableFolders: p.unreadable}
 	snap.stamps = make([]stamp, 0, len(p.leftOut)+len(results)+len(p.inputs))
 	snap.stamps = append(snap.stamps, p.leftOut...)
 	for _, i := range p.order {
@@ -190,13 +224,13 @@ func assemble(ws *workspace.Workspace, p *plan, results []docResult, started tim
 		case "":
 		case "changed", "unavailable":
 			// A read that failed says nothing stable; never reuse this snapshot.
-			col.add("document", res.outcome, 1)
+			col.hide("document", res.outcome, p.jobs[i].rel, "")
 			col.complete, col.unstable = false, true
 			snap.Unreadable = append(snap.Unreadable, p.jobs[i].rel)
 			continue
 		default:
 			// Dropped for its content: the content may change back.
-			col.add("document", res.outcome, 1)
+			col.hideAt("document", res.outcome, p.jobs[i].rel, res.detail, res.line)
 			snap.stamps = append(snap.stamps, stamp{p.jobs[i].rel, res.info})
 			continue
 		}
@@ -211,6 +245,10 @@ func assemble(ws *workspace.Workspace, p *plan, results []docResult, started tim
 	snap.Graph = graph.Build(snap.Docs)
 	snap.Complete = col.complete
 	snap.Omissions = Rows(col.rows)
+	if p.listing {
+		snap.Hidden = col.hidden
+		sort.SliceStable(snap.Hidden, func(i, j int) bool { return guard.Less(snap.Hidden[i].Path, snap.Hidden[j].Path) })
+	}
 	snap.stamps = append(snap.stamps, p.inputs...)
 	snap.outside = p.adm.Outside // the session's: its folder answers came from them too
 	snap.racy = col.unstable || racy(snap.stamps, snap.outside, started)

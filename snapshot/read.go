@@ -22,7 +22,9 @@ type docResult struct {
 	prepared any
 	info     workspace.Info
 	outcome  string // "" for a document, else the omission reason
-	kept     bool   // the previous snapshot's, unchanged
+	detail   string // for Options.ListHidden: what in the text decided it
+	line     int
+	kept     bool // the previous snapshot's, unchanged
 	err      error
 }
 
@@ -81,7 +83,7 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 					}
 				}
 				var text string
-				out[i], text = readDocument(files, jobs[i], cfg, rootName, root)
+				out[i], text = readDocument(files, jobs[i], cfg, rootName, root, opt.ListHidden)
 				if out[i].doc != nil && opt.Prepare != nil {
 					out[i].prepared = opt.Prepare(out[i].doc, text)
 				}
@@ -109,7 +111,7 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 
 // readDocument reads, screens and analyses one candidate; text is the
 // document's text, for Options.Prepare, which the result does not keep.
-func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, rootName, root string) (_ docResult, text string) {
+func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, rootName, root string, listing bool) (_ docResult, text string) {
 	want := c.info
 	data, info, err := files.ReadFile(c.rel, ceilings.file, &want)
 	switch {
@@ -123,14 +125,18 @@ func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, root
 	// their stamp.
 	text, data = decode(data)
 	if why := Screen(text, root); why != "" {
-		return docResult{outcome: why, info: info}, ""
+		res := docResult{outcome: why, info: info}
+		if listing {
+			res.detail, res.line = ScreenDetail(text, root)
+		}
+		return res, ""
 	}
 	d := graph.Analyze(cfg, c.rel, rootName, text, info.Mtime, info.Ctime)
 	if guard.Credential(d.ID) {
 		// An id the credential screen matches (slugify lower-cases a file
 		// or folder name, which can make one) is a secret name: the note is
 		// dropped here rather than failing every call that would list it.
-		return docResult{outcome: "sensitive_name", info: info}, ""
+		return docResult{outcome: "sensitive_name", info: info, detail: "the id derived from its name holds a credential"}, ""
 	}
 	d.Digest, d.Stamp = hexSHA(data), info
 	return docResult{doc: d, info: info}, strings.TrimPrefix(text, "\ufeff")
@@ -211,4 +217,17 @@ func Screen(text, root string) string {
 		return "sensitive_content"
 	}
 	return ""
+}
+
+// ScreenDetail says, for a text Screen drops, what it holds and on which
+// line: the class of the credential (never its value) or the workspace's
+// absolute path.
+func ScreenDetail(text, root string) (string, int) {
+	if class, line := guard.CredentialAt(text); line > 0 {
+		return "holds a credential (" + class + ")", line
+	}
+	if line := guard.LineWhere(text, func(s string) bool { return guard.ContainsRoot(s, root) }); line > 0 {
+		return "holds the workspace's absolute path", line
+	}
+	return "holds a credential", 0
 }

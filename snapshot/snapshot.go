@@ -36,7 +36,14 @@ type Snapshot struct {
 	// Unreadable are the admitted documents whose read failed (changed
 	// while read, or unavailable), in path order: names the policy let
 	// through, so a message may show them.
-	Unreadable  []string
+	Unreadable []string
+	// UnreadableFolders are the folders left out because they cannot be
+	// searched (filesystem/unreadable), in walk order: folders the policy
+	// let through, so a message may name them.
+	UnreadableFolders []string
+	// Hidden is every path left out, with its rule, in path order: only
+	// with Options.ListHidden, for the owner at the terminal.
+	Hidden      []Hidden
 	configFiles []configFile
 	stamps      []stamp
 	racy        bool // some input changed too close to the snapshot to trust its stamps
@@ -64,6 +71,24 @@ type Options struct {
 	Prepare func(d *graph.Document, text string) any
 	// Watch asks a Source to keep a kernel change feed (see Source).
 	Watch bool
+	// ListHidden lists every path left out in Snapshot.Hidden, with its
+	// rule, the line and class of a credential a document holds included
+	// (never its value): for `vivary check --show-hidden`, the owner's own
+	// view at the terminal. What answers an agent never sets it.
+	ListHidden bool
+	// Planned, when set, takes the snapshot the workspace will have once
+	// an adoption writes its files: read under the planned type policy and
+	// ignore block instead of the ones on disk (see Planned).
+	Planned *Planned
+}
+
+// Planned is what `create-vivary adopt` will make the workspace's policy:
+// its composed type policy, and which generated .gitignore block it
+// writes. A snapshot taken under it judges and reads notes exactly as the
+// adopted workspace's every snapshot will, before adopt writes anything.
+type Planned struct {
+	Config    *policy.Config
+	Cocoindex bool
 }
 
 // afterReads runs between the reads and the proof that the policy held;
@@ -90,7 +115,7 @@ func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, pr
 		return nil, err
 	}
 	started := time.Now()
-	p, again, err := makePlan(ctx, ws, fd)
+	p, again, err := makePlan(ctx, ws, fd, opt)
 	if err != nil {
 		return nil, err
 	}

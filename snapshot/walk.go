@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"runtime"
 	"sort"
 	"strings"
@@ -23,6 +24,7 @@ type candidate struct {
 type enumeration struct {
 	markdown    []candidate
 	ignoreFiles []string // every entry named .gitignore, of any type
+	unreadable  []string // folders left out because they cannot be searched
 	stamps      []stamp  // directories walked and ignore files seen, for revalidation
 	scanned     int      // entries counted towards the scan ceiling
 }
@@ -32,6 +34,27 @@ type enumeration struct {
 // written after, or a non-ASCII one (a full-width solidus), can hold one.
 func mayReadAsMachinePath(rel string) bool {
 	return strings.ContainsAny(rel, guard.PathLeads) || !guard.IsASCII(rel)
+}
+
+// unsafePath says why rel cannot be a document's path (guard.PathFault), or
+// that the output screen would read it as a machine path, or "".
+func unsafePath(rel string) string {
+	if why := guard.PathFault(rel, 4096); why != "" {
+		return why
+	}
+	if mayReadAsMachinePath(rel) && guard.MachinePath(rel) {
+		return "it reads as an absolute machine path"
+	}
+	return ""
+}
+
+// folder is how a hidden folder is named: its path and a "/" ("./" for
+// the root).
+func folder(rel string) string {
+	if rel == "" {
+		return "./"
+	}
+	return rel + "/"
 }
 
 func isMarkdown(name string) bool {
@@ -102,7 +125,7 @@ func (w *walker) prune(dirs []candidate) ([]string, error) {
 	for i, d := range dirs {
 		rels[i] = d.rel
 	}
-	ignored, err := w.rules.IgnoredDirs(w.ctx, rels)
+	ignored, unreadable, err := w.rules.IgnoredDirs(w.ctx, rels)
 	if err != nil {
 		return nil, err
 	}
@@ -110,15 +133,27 @@ func (w *walker) prune(dirs []candidate) ([]string, error) {
 	for _, d := range dirs {
 		switch {
 		case ignored[d.rel]:
-			w.col.add("privacy_excluded", "git_ignored", 1)
+			w.col.hide("privacy_excluded", "git_ignored", folder(d.rel), "")
 		case policy.IsExcluded(d.rel, w.exclude):
-			w.col.add("document", "config_excluded", 1)
+			w.col.hide("document", "config_excluded", folder(d.rel), "")
+		case unreadable[d.rel]:
+			// Its stamp is kept, so a change of its permissions shows.
+			w.en.stamps = append(w.en.stamps, stamp(d))
+			w.unreadable(d.rel)
 		default:
 			w.en.stamps = append(w.en.stamps, stamp(d))
 			enter = append(enter, d.rel)
 		}
 	}
 	return enter, nil
+}
+
+// unreadable leaves out a folder whose entries cannot be looked at: nothing
+// in it can be read, so nothing can leak from it, and the rest is answered.
+func (w *walker) unreadable(dir string) {
+	w.col.hide("filesystem", "unreadable", folder(dir), "")
+	w.col.complete = false
+	w.en.unreadable = append(w.en.unreadable, dir)
 }
 
 // listing is one folder's entries in UTF-16 name order, or why it could
@@ -173,6 +208,9 @@ func (w *walker) list(r *workspace.Reader, dir string) listing {
 		opened = func(fd int) { w.feed.dirOpened(fd, dir) }
 	}
 	entries, err := r.ListDir(dir, opened)
+	if errors.Is(err, fs.ErrPermission) {
+		return listing{err: errUnreadable}
+	}
 	if err != nil {
 		return listing{err: errUnlisted}
 	}
@@ -185,6 +223,7 @@ func (w *walker) list(r *workspace.Reader, dir string) listing {
 // folders before it hold more than the ceiling, so take refuses before
 // it meets one; refusing there too keeps it so if that ever changes).
 var (
+	errUnreadable  = errors.New("folder not readable")
 	errUnlisted    = errors.New("folder not listed")
 	errOverCeiling = errors.New("folder left unlisted past the scan ceiling")
 )
@@ -198,8 +237,13 @@ func (w *walker) take(dir string, l listing) ([]candidate, error) {
 	}
 	en, col := w.en, w.col
 	switch {
+	case l.err == errUnreadable:
+		// Its permissions changed since its parent's batch asked about
+		// it; its stamp, taken then, shows the change.
+		w.unreadable(dir)
+		return nil, nil
 	case l.err == errUnlisted:
-		col.add("filesystem", "directory_unavailable", 1)
+		col.hide("filesystem", "directory_unavailable", folder(dir), "")
 		col.complete, col.unstable = false, true
 		return nil, nil
 	case l.err == errOverCeiling:
@@ -217,15 +261,18 @@ func (w *walker) take(dir string, l listing) ([]candidate, error) {
 		if dir != "" {
 			rel = dir + "/" + e.Name
 		}
-		if !guard.SafeRelPath(rel, 4096) || mayReadAsMachinePath(rel) && guard.MachinePath(rel) {
+		// A secret-looking name stays one however it is disguised: the
+		// name screen sees through what makes a name unsafe, so such a
+		// name is counted as secret-looking, below, not as unsafe.
+		if why := unsafePath(rel); why != "" && !policy.SensitiveName(e.Name) {
 			// A path the output screen would take for a machine path
 			// ("notes:/n.md") is left out here, so that it costs its own
 			// files and never the whole answer.
-			col.add("filesystem", "unsafe_path", 1)
+			col.hide("filesystem", "unsafe_path", rel, why)
 			continue
 		}
 		if !e.Exists {
-			col.add("filesystem", "entry_unavailable", 1)
+			col.hide("filesystem", "entry_unavailable", rel, "")
 			col.complete, col.unstable = false, true
 			continue
 		}
@@ -233,7 +280,7 @@ func (w *walker) take(dir string, l listing) ([]candidate, error) {
 			en.ignoreFiles = append(en.ignoreFiles, rel)
 		}
 		if e.IsLink() {
-			col.add("filesystem", "link_or_reparse", 1)
+			col.hide("filesystem", "link_or_reparse", rel, "")
 			continue
 		}
 		if e.IsDir() {
@@ -241,7 +288,7 @@ func (w *walker) take(dir string, l listing) ([]candidate, error) {
 				continue
 			}
 			if policy.SensitiveName(e.Name) {
-				col.add("filesystem", "sensitive_name", 1)
+				col.hide("filesystem", "sensitive_name", folder(rel), "")
 				continue
 			}
 			subdirs = append(subdirs, candidate{rel, e})
@@ -257,7 +304,7 @@ func (w *walker) take(dir string, l listing) ([]candidate, error) {
 			continue
 		}
 		if policy.SensitiveName(e.Name) {
-			col.add("document", "sensitive_name", 1)
+			col.hide("document", "sensitive_name", rel, "")
 			continue
 		}
 		// A hard-linked file, or one over the per-file limit, is still

@@ -315,8 +315,8 @@ func (w *Workspace) ReadFile(rel string, max int64, want *Info) ([]byte, Info, e
 // for one snapshot, opening each folder once, beneath the handle of its
 // parent, one component at a time with no link followed, as openDir does
 // from the root. Close it after use. (produce.Reader is the producer-level
-// one: it serves query, find, check and capsule from snapshots this type
-// reads.) A Reader is used by one goroutine at a time.
+// one: it serves query, find and check, and the capsule its snapshot,
+// from snapshots this type reads.) A Reader is used by one goroutine at a time.
 type Reader struct {
 	w   *Workspace
 	fds map[string]int

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/vivary-dev/vivary-go/capsule"
 	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/produce"
 )
@@ -12,7 +13,7 @@ import (
 func runCapsule(c *call) int {
 	maxClaims := c.fs.Int("max-claims", limits.DefaultClaims, "")
 	return runProducer(c, func(ctx context.Context, r *produce.Reader, text string) (any, func(io.Writer), error) {
-		c, err := r.Capsule(ctx, produce.CapsuleArgs{Question: text, MaxClaims: *maxClaims})
+		c, err := capsule.Compile(ctx, r, capsule.Args{Question: text, MaxClaims: *maxClaims})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -39,10 +39,12 @@ type multi []string
 func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
-// usageError is a bad command line; its text is printed with the usage hint.
-type usageError struct{ msg string }
+// errUsage is the Kind of a refusal of the command line itself, printed
+// with the hint to --help.
+var errUsage = errors.New("usage error")
 
-func (e *usageError) Error() string { return e.msg }
+// usageError refuses a bad command line.
+func usageError(msg string) error { return &reason.Refusal{Msg: msg, Kind: errUsage} }
 
 // program is one binary's command line: vivary or create-vivary.
 type program struct {
@@ -123,7 +125,7 @@ func (c *call) parse() (pos []string, exit int, ok bool) {
 				fmt.Fprint(c.stdout, c.cmd.help)
 				return nil, ExitOK, false
 			}
-			return nil, c.fail(&usageError{flagError(err)}), false
+			return nil, c.fail(usageError(flagError(err))), false
 		}
 		args = c.fs.Args()
 		if len(args) == 0 {
@@ -148,7 +150,7 @@ func (c *call) set(name string) bool {
 
 // usage reports a bad command line.
 func (c *call) usage(format string, a ...any) int {
-	return c.fail(&usageError{fmt.Sprintf(format, a...)})
+	return c.fail(usageError(fmt.Sprintf(format, a...)))
 }
 
 // fail is the one refusal printer: a usage error with the hint to --help, or
@@ -156,9 +158,8 @@ func (c *call) usage(format string, a ...any) int {
 // Nothing was done either way: exit 2. No message holds a path or a value
 // from the command line.
 func (c *call) fail(err error) int {
-	var ue *usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(c.stderr, "%s: %s\nRun '%s --help' for its flags and arguments.\n", c.prog, ue.msg, c.prog)
+	if errors.Is(err, errUsage) {
+		fmt.Fprintf(c.stderr, "%s: %s\nRun '%s --help' for its flags and arguments.\n", c.prog, err, c.prog)
 		return ExitUsage
 	}
 	line, body := c.p.refusal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/vivary-dev/vivary-go/internal/cli"
 	"github.com/vivary-dev/vivary-go/internal/faults"
 	"github.com/vivary-dev/vivary-go/internal/testws"
+	"github.com/vivary-dev/vivary-go/workspace"
 	"github.com/vivary-dev/vivary-go/workspace/write"
 )
 
@@ -71,7 +72,7 @@ func TestRecordSurvivesAKillBeforeTheRename(t *testing.T) {
 		t.Fatalf("the record folder holds %v, %v; want one temp file", left, err)
 	}
 	tmp := ".vivary/records/changes/" + left[0].Name()
-	if tag, ok := write.TempTag(left[0].Name()); !ok || tag != "record" {
+	if tag, ok := workspace.TempTag(left[0].Name()); !ok || tag != "record" {
 		t.Fatalf("the folder holds %q, want a .record-<n>.vivary-tmp", tmp)
 	}
 	if b, err := os.ReadFile(filepath.Join(ws, tmp)); err != nil || !strings.Contains(string(b), "The killed text.") {

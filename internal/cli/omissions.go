@@ -17,8 +17,9 @@ var omissionHints = map[[2]string]string{
 	{"filesystem", "sensitive_name"}:        "secret-looking folders are never read",
 	{"document", "sensitive_name"}:          "secret-looking names are never read",
 	{"filesystem", "link_or_reparse"}:       "links are never followed; replace a link with the real file or folder",
-	{"filesystem", "unsafe_path"}:           "a name with control characters or another unsafe form; rename it",
+	{"filesystem", "unsafe_path"}:           "a name with a control or direction character, an invisible character outside a script that spells with it, or another unsafe form; rename it",
 	{"filesystem", "directory_unavailable"}: "a folder could not be listed; check its permissions and run again",
+	{"filesystem", "unreadable"}:            "a folder your user may not read or search, left out whole; give read and search permission to include it",
 	{"filesystem", "entry_unavailable"}:     "an entry changed or vanished while it was listed; run again",
 	{"document", "config_excluded"}:         "excluded by the workspace policy's exclude list",
 	{"document", "hard_link_or_nonregular"}: "hard-linked or special files are never read; keep one plain copy",
@@ -35,6 +36,21 @@ var omissionHints = map[[2]string]string{
 	{"selection", "path_not_found"}:         "a --path selected no document",
 	{"result", "budget_limit"}:              "did not fit the --budget; raise it or ask a narrower question",
 	{"snapshot", "omissions_truncated"}:     "more kinds of omission than are listed",
+}
+
+// hiddenHint is said once after the omission rows when some path was left
+// out: where the owner finds which, and why.
+const hiddenHint = "run `vivary check --show-hidden` to see each path left out and the rule that hid it"
+
+// hidesPaths reports omission rows that stand for paths left out (not a
+// --path that selected nothing, or a budget).
+func hidesPaths(om []produce.Omission) bool {
+	for _, o := range om {
+		if o.Kind != "selection" && o.Kind != "result" && o.Kind != "edge" {
+			return true
+		}
+	}
+	return false
 }
 
 // printOmissions prints "(incomplete)" when the answer is not whole, then

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vivary-dev/vivary-go/internal/cli"
 	"github.com/vivary-dev/vivary-go/internal/testws"
+	"github.com/vivary-dev/vivary-go/workspace"
 	"github.com/vivary-dev/vivary-go/workspace/write"
 )
 
@@ -220,7 +221,7 @@ func TestRecordApplyNeverWritesThroughASwappedFolder(t *testing.T) {
 				}
 			}
 			for _, tmp := range holding(t, ws, "") {
-				if _, ok := write.TempTag(filepath.Base(tmp)); ok {
+				if _, ok := workspace.TempTag(filepath.Base(tmp)); ok {
 					t.Errorf("temp file left behind: %s", tmp)
 				}
 			}

@@ -15,7 +15,7 @@ const vivaryHelp = `vivary reads a Vivary Markdown workspace and prints bounded,
 context. It never writes to the workspace.
 
 Usage:
-  vivary check   --workspace DIR [--path P]... [--strict] [--json]
+  vivary check   --workspace DIR [--path P]... [--strict] [--show-hidden] [--json]
   vivary query   --workspace DIR [flags] TEXT
   vivary find    --workspace DIR [--limit N] [--budget N] [--json] QUESTION
   vivary capsule --workspace DIR [--max-claims N] [--json] QUESTION
@@ -58,7 +58,7 @@ type refusal struct {
 	Message string      `json:"message"`
 }
 
-var checkHelp = fmt.Sprintf(`Usage: vivary check --workspace DIR [--path P]... [--strict] [--json]
+var checkHelp = fmt.Sprintf(`Usage: vivary check --workspace DIR [--path P]... [--strict] [--show-hidden] [--json]
 
 Validates the typed Markdown documents of the workspace without changing them.
 
@@ -66,7 +66,13 @@ Flags:
   --workspace DIR  the workspace root (required)
   --path P         check only P and what is beneath it; repeatable, at most %d
   --strict         fail on warnings too (default: the workspace policy's strict)
-  --json           print vivary.check-result/v0 JSON
+  --show-hidden    also list every path left out, with the rule that hid it
+                   (with --path, those at, under or above each P, and a P that
+                   is itself hidden is named with its rule); for you at the
+                   terminal only: it names ignored and secret-looking paths,
+                   never a credential's value, and no agent can ask for it
+  --json           print vivary.check-result/v0 JSON (with --show-hidden, and
+                   a "hidden" list)
   --version        print the version
 
 Exit status: 0 clean, 1 findings, 2 usage error or refusal.
@@ -78,7 +84,7 @@ func workspaceFlag(c *call) *string { return c.fs.String("workspace", "", "") }
 
 func bind(dir string) (*workspace.Workspace, error) {
 	if dir == "" {
-		return nil, &usageError{"--workspace DIR is required: pass the workspace folder"}
+		return nil, usageError("--workspace DIR is required: pass the workspace folder")
 	}
 	return workspace.Bind(dir)
 }
@@ -88,6 +94,7 @@ func runCheck(c *call) int {
 	var paths multi
 	c.fs.Var(&paths, "path", "")
 	strict := c.fs.Bool("strict", false, "")
+	showHidden := c.fs.Bool("show-hidden", false, "")
 	pos, exit, ok := c.parse()
 	if !ok {
 		return exit
@@ -102,20 +109,38 @@ func runCheck(c *call) int {
 	defer ws.Close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	a := produce.CheckArgs{Paths: paths}
+	a := produce.CheckArgs{Paths: paths, Spelling: produce.Flags}
 	if *strict {
 		a.Strict = strict
 	}
-	res, err := produce.Check(ctx, ws, a)
+	check := produce.Check
+	if *showHidden {
+		check = produce.CheckShowingHidden
+	}
+	res, err := check(ctx, ws, a)
 	if err != nil {
+		if *showHidden && !*c.asJSON && reason.Of(err) == reason.PathRefused {
+			// The owner asked what is hidden: say which --path is, and why.
+			explainRefusedPaths(ctx, c.stdout, ws, paths)
+		}
 		return c.fail(err)
 	}
 	stdout := c.stdout
-	if *c.asJSON {
+	switch {
+	case *c.asJSON && *showHidden:
+		// The check result as published, and the owner's own list beside it.
+		out := struct {
+			*produce.CheckResult
+			Hidden []hiddenPath `json:"hidden"`
+		}{res, hiddenRows(res.Hidden, paths)}
+		if err := writeJSON(stdout, out); err != nil {
+			return c.fail(err)
+		}
+	case *c.asJSON:
 		if err := writeJSON(stdout, res); err != nil {
 			return c.fail(err)
 		}
-	} else {
+	default:
 		for _, f := range res.Findings {
 			fmt.Fprintf(stdout, "%s:%d: %s %s %s\n", f.Path, f.Line, f.Level, f.Code, f.Message)
 		}
@@ -132,7 +157,16 @@ func runCheck(c *call) int {
 		for _, p := range res.Unreadable {
 			fmt.Fprintf(stdout, "could not read %s (unreadable, or changed while it was read); check its permissions and run again\n", p)
 		}
+		for _, d := range res.UnreadableFolders {
+			fmt.Fprintf(stdout, "could not open the folder %s/ (permission denied), so nothing in it was read; give your user read and search permission on it to include it\n", d)
+		}
 		printOmissionRows(stdout, res.Omissions)
+		if !*showHidden && hidesPaths(res.Omissions) {
+			fmt.Fprintln(stdout, hiddenHint)
+		}
+		if *showHidden {
+			printHidden(stdout, hiddenRows(res.Hidden, paths))
+		}
 	}
 	if res.Errors > 0 || (res.Strict && res.Warnings > 0) {
 		return ExitFindings

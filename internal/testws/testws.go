@@ -23,25 +23,52 @@ import (
 func Thin(t testing.TB, extra map[string]string) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "proj")
-	for _, f := range scaffold.Files(scaffold.ProjectName(root), scaffold.DefaultPreset) {
-		Write(t, root, f.Path, f.Content)
-	}
-	for p, c := range extra {
-		Write(t, root, p, c)
+	if err := Scaffold(root, extra); err != nil {
+		t.Fatal(err)
 	}
 	return root
+}
+
+// Scaffold is Thin into root, for a caller without a testing.TB (an
+// example): the five greenfield files, then the extra files over them.
+func Scaffold(root string, extra map[string]string) error {
+	for _, f := range scaffold.Files(scaffold.ProjectName(root), scaffold.DefaultPreset) {
+		if err := writeFile(root, f.Path, f.Content); err != nil {
+			return err
+		}
+	}
+	for p, c := range extra {
+		if err := writeFile(root, p, c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Write writes one file, creating its directories.
 func Write(t testing.TB, root, rel, content string) {
 	t.Helper()
+	if err := writeFile(root, rel, content); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Read returns the text of the file rel beneath root.
+func Read(t testing.TB, root, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func writeFile(root, rel, content string) error {
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return os.WriteFile(p, []byte(content), 0o644)
 }
 
 // Git runs git in root with a clean identity and fails the test on error.

@@ -17,6 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vivary-dev/vivary-go/canon"
 )
 
 // FrameReader reads newline-delimited frames of at most MaxFrameBytes bytes,
@@ -161,6 +163,21 @@ func (c *frameConn) loop() {
 		if json.Unmarshal(line, &fields) == nil {
 			rawID, hasID = fields["id"]
 		}
+		if _, err := canon.DecodeStrict(line); errors.Is(err, canon.ErrDuplicateKey) {
+			// One message read two ways (whatever stands between the
+			// client and this server may act on the first of two keys, the
+			// SDK on the last) is refused, as duplicate keys in arguments
+			// are. The answer names the id only when it is stated once.
+			const dup = "invalid request: a key appears twice in one object"
+			if hasID && statedOnce(line, "id") {
+				if _, ok := idKey(rawID); ok {
+					c.answer(rawID, jsonrpc.CodeInvalidRequest, dup, nil)
+					continue
+				}
+			}
+			c.errorLine(jsonrpc.CodeInvalidRequest, dup)
+			continue
+		}
 		key := ""
 		if hasID {
 			var ok bool
@@ -202,6 +219,30 @@ func (c *frameConn) loop() {
 			return
 		}
 	}
+}
+
+// statedOnce reports whether the object line names key exactly once at
+// its top level.
+func statedOnce(line []byte, key string) bool {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	n := 0
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if k, _ := kt.(string); k == key {
+			n++
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return false
+		}
+	}
+	return n == 1
 }
 
 // idKey reports whether raw is an id the wire accepts (a string, or an

@@ -84,6 +84,8 @@ type opts struct {
 	env     []string
 	args    []string
 	version string // "" is 2026-07-28 through server/discover
+	// prepare, when set, changes the command before it starts.
+	prepare func(cmd *exec.Cmd)
 }
 
 func start(t *testing.T, o opts, roots ...string) *server {
@@ -97,6 +99,9 @@ func start(t *testing.T, o opts, roots ...string) *server {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), o.env...)
+	if o.prepare != nil {
+		o.prepare(cmd)
+	}
 	stderr := &lockedWriter{w: &bytes.Buffer{}}
 	cmd.Stderr = stderr
 	c := mcp.NewClient(&mcp.Implementation{Name: "go-e2e", Version: "0"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})

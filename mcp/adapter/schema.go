@@ -3,6 +3,7 @@ package adapter
 import (
 	"encoding/json"
 
+	"github.com/vivary-dev/vivary-go/capsule"
 	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/produce"
 )
@@ -74,7 +75,7 @@ func producerSchema(tool string) map[string]any {
 	case ToolCheck:
 		return produce.CheckSchema()
 	}
-	return produce.CapsuleSchema()
+	return capsule.Schema()
 }
 
 // OutputSchema is the closed envelope schema with the tool's producer

@@ -99,3 +99,32 @@ func TestSessionErrorCodes(t *testing.T) {
 		t.Fatalf("modern tools/list: %v", m)
 	}
 }
+
+// TestDuplicateKeysInTheEnvelope: one message with a key twice (read one
+// way by whatever stands between, another by the SDK) is refused like
+// duplicate keys in arguments, whichever key and at whatever depth; the
+// answer names the id only when it is stated once. The session goes on.
+func TestDuplicateKeysInTheEnvelope(t *testing.T) {
+	t.Parallel()
+	r := startRaw(t, nil, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
+	for _, c := range []struct{ line, id string }{
+		{`{"jsonrpc":"2.0","id":15,"id":16,"method":"tools/list","params":{` + meta + `}}`, "null"},
+		{`{"jsonrpc":"2.0","id":15,"\u0069d":16,"method":"tools/list","params":{` + meta + `}}`, "null"},
+		{`{"jsonrpc":"2.0","id":17,"method":"tools/list","method":"prompts/list","params":{` + meta + `}}`, "17"},
+		{`{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{` + meta + `,"name":"vivary_find","name":"vivary_check","arguments":{"workspace":"ws0"}}}`, "18"},
+		{`{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{` + meta + `,"name":"vivary_check","arguments":{"workspace":"ws0"},"arguments":{"workspace":"ws0"}}}`, "19"},
+		{`{"jsonrpc":"2.0","jsonrpc":"2.0","id":20,"method":"tools/list","params":{` + meta + `}}`, "20"},
+	} {
+		r.send(t, c.line+"\n")
+		line := r.recvRaw(t)
+		var m map[string]any
+		json.Unmarshal(line, &m)
+		if errCode(m) != -32600 || rawID(t, line) != c.id || !bytes.Contains(line, []byte("a key appears twice")) {
+			t.Errorf("%s\nanswered %s", c.line, line)
+		}
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":21,"method":"tools/list","params":{`+meta+`}}`+"\n")
+	if line := r.recvRaw(t); rawID(t, line) != "21" || !bytes.Contains(line, []byte(`"result"`)) {
+		t.Fatalf("the session did not go on: %s", line)
+	}
+}

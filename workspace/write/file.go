@@ -6,35 +6,17 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"regexp"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/vivary-dev/vivary-go/workspace"
 )
 
-// TempSuffix ends every temp file name; the generated .gitignore block
-// ignores it, so a leftover is never read or committed.
-const TempSuffix = ".vivary-tmp"
-
-var tempRe = regexp.MustCompile(`^\.([a-z]+)-[0-9]+\.vivary-tmp$`)
-
-// TempTag reports whether name is a temp file name of this package
-// (.<tag>-<n>.vivary-tmp) and whose.
-func TempTag(name string) (string, bool) {
-	m := tempRe.FindStringSubmatch(name)
-	if m == nil {
-		return "", false
-	}
-	return m[1], true
-}
-
 // temp creates a new temp file in d with perm and returns its name, an open
 // handle and its identity.
 func (d *Dir) temp(perm uint32) (string, int, workspace.Info, error) {
 	for range 100 {
-		name := "." + d.root.tag + "-" + strconv.FormatUint(uint64(rand.Uint32()), 10) + TempSuffix
+		name := workspace.TempName(d.root.tag, rand.Uint32())
 		if err := hook(StepCreate, join(d.rel, name)); err != nil {
 			return "", -1, workspace.Info{}, err
 		}
@@ -158,7 +140,7 @@ func (d *Dir) Replace(name string, data []byte, maxOld int64, want func(old []by
 		old, oldInfo, rerr := workspace.ReadAt(d.fd, tmp, maxOld, nil)
 		if rerr != nil || !want(old) {
 			if xerr := exchangeAt(d.fd, tmp, name); xerr != nil {
-				return info, fmt.Errorf("%w, and swapping it back failed (%v): its previous bytes are in a %s file beside it", ErrChanged, xerr, TempSuffix)
+				return info, fmt.Errorf("%w, and swapping it back failed (%v): its previous bytes are in a %s file beside it", ErrChanged, xerr, workspace.TempSuffix)
 			}
 			d.drop(tmp, info)
 			return info, ErrChanged
@@ -166,7 +148,7 @@ func (d *Dir) Replace(name string, data []byte, maxOld int64, want func(old []by
 		if err := d.Remove(tmp, oldInfo); err != nil {
 			// Keep the outcome whole: the original goes back in place.
 			if xerr := exchangeAt(d.fd, tmp, name); xerr != nil {
-				return info, fmt.Errorf("%w, and swapping the original back failed (%v): its bytes are in a %s file beside it", err, xerr, TempSuffix)
+				return info, fmt.Errorf("%w, and swapping the original back failed (%v): its bytes are in a %s file beside it", err, xerr, workspace.TempSuffix)
 			}
 			d.drop(tmp, info)
 			return info, err
@@ -244,7 +226,7 @@ func (d *Dir) Sweep() ([]string, error) {
 	}
 	var removed []string
 	for _, n := range names {
-		if tag, ok := TempTag(n); !ok || tag != d.root.tag {
+		if tag, ok := workspace.TempTag(n); !ok || tag != d.root.tag {
 			continue
 		}
 		info, err := workspace.StatAt(d.fd, n)

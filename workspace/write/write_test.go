@@ -293,7 +293,7 @@ func TestTempNames(t *testing.T) {
 	if len(seen) != 1 {
 		t.Fatalf("temps %v", seen)
 	}
-	if tag, ok := TempTag(seen[0]); !ok || tag != "test" {
+	if tag, ok := workspace.TempTag(seen[0]); !ok || tag != "test" {
 		t.Fatalf("temp name %q is not .test-<n>.vivary-tmp", seen[0])
 	}
 	if !bytes.Equal([]byte(read(t, filepath.Join(root, "x.md"))), []byte("x")) {

@@ -1,4 +1,4 @@
-package produce
+package capsule
 
 import (
 	"encoding/json"
@@ -31,19 +31,19 @@ var (
 	factIDRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 )
 
-// ErrCapsuleIntegrity is any capsule that is not a valid, untampered
-// public Task Capsule; ErrCapsuleNotObject, wrapping it, is input that is
+// ErrIntegrity is any capsule that is not a valid, untampered
+// public Task Capsule; ErrNotObject, wrapping it, is input that is
 // not one JSON object at all.
 var (
-	ErrCapsuleIntegrity = errors.New("capsule integrity verification failed")
-	ErrCapsuleNotObject = fmt.Errorf("%w: not one JSON object", ErrCapsuleIntegrity)
+	ErrIntegrity = errors.New("capsule integrity verification failed")
+	ErrNotObject = fmt.Errorf("%w: not one JSON object", ErrIntegrity)
 )
 
 type checker struct{ err error }
 
 func (c *checker) fail(format string, a ...any) {
 	if c.err == nil {
-		c.err = fmt.Errorf("%w: "+format, append([]any{ErrCapsuleIntegrity}, a...)...)
+		c.err = fmt.Errorf("%w: "+format, append([]any{ErrIntegrity}, a...)...)
 	}
 }
 
@@ -105,18 +105,18 @@ func (c *checker) integer(v any, where string, min, max int64) {
 	}
 }
 
-// VerifyCapsule parses a saved public capsule and checks it whole: one JSON
+// Verify parses a saved public capsule and checks it whole: one JSON
 // object without duplicate keys, the closed public capsule schema, and a
 // fingerprint that matches every other key. It returns the capsule.
-func VerifyCapsule(data []byte) (*Capsule, error) {
+func Verify(data []byte) (*Capsule, error) {
 	var m map[string]any
 	if err := decodeStrict(data, &m); err != nil {
-		return nil, ErrCapsuleNotObject
+		return nil, ErrNotObject
 	}
 	c := &checker{}
 	c.object(m, "capsule", []string{"schema", "capsule_id", "workspace", "claims", "conflict_count", "unknowns", "omissions", "required_checks", "budget", "complete", "projection_omissions", "fingerprint"})
-	if m["schema"] != CapsuleSchemaID {
-		c.fail("schema is not %s", CapsuleSchemaID)
+	if m["schema"] != SchemaID {
+		c.fail("schema is not %s", SchemaID)
 	}
 	c.str(m["capsule_id"], "capsule_id", 128, nil)
 	w := c.object(m["workspace"], "workspace", []string{"fingerprint"}, "content_fingerprint", "repair_topology_fingerprint")
@@ -172,11 +172,11 @@ func VerifyCapsule(data []byte) (*Capsule, error) {
 	delete(m, "fingerprint")
 	got, err := canon.Fingerprint(m)
 	if err != nil || got != want {
-		return nil, fmt.Errorf("%w: the fingerprint does not match the capsule", ErrCapsuleIntegrity)
+		return nil, fmt.Errorf("%w: the fingerprint does not match the capsule", ErrIntegrity)
 	}
 	var capsule Capsule
 	if err := json.Unmarshal(data, &capsule); err != nil {
-		return nil, fmt.Errorf("%w: not a capsule", ErrCapsuleIntegrity)
+		return nil, fmt.Errorf("%w: not a capsule", ErrIntegrity)
 	}
 	return &capsule, nil
 }

@@ -1,0 +1,274 @@
+package adopt_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vivary-dev/vivary-go/adopt"
+	"github.com/vivary-dev/vivary-go/canon"
+	"github.com/vivary-dev/vivary-go/doctor"
+	"github.com/vivary-dev/vivary-go/internal/testws"
+	"github.com/vivary-dev/vivary-go/scaffold"
+	"github.com/vivary-dev/vivary-go/workspace/write"
+)
+
+// adopted is a folder with patches, a stale adapter and a new one, adopted;
+// it returns the folder and its hash before the adoption.
+func adopted(t *testing.T) (string, string) {
+	t.Helper()
+	root := vault(t)
+	testws.Write(t, root, ".gitignore", "")
+	testws.Write(t, root, "AGENTS.md", "# Agents\n\nMine.")
+	before := testws.Hash(t, root)
+	opt := adopt.Options{Adapters: []string{"agents", "claude"}}
+	p := preview(t, root, opt)
+	if _, _, err := adopt.Apply(bg, root, opt, p.Hash); err != nil {
+		t.Fatal(err)
+	}
+	return root, before
+}
+
+func undo(t *testing.T, root string) *adopt.Undo {
+	t.Helper()
+	u, err := adopt.PreviewUndo(bg, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adopt.ApplyUndo(bg, root, u.Hash); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestUndoPutsTheFolderBack(t *testing.T) {
+	root, before := adopted(t)
+	state := testws.Hash(t, root)
+	u, err := adopt.PreviewUndo(bg, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if testws.Hash(t, root) != state {
+		t.Fatal("the undo preview wrote")
+	}
+	var ops []string
+	for _, s := range u.Steps {
+		ops = append(ops, s.Operation+" "+s.Path)
+	}
+	want := []string{"remove .agents/skills/vivary/SKILL.md", "remove .claude/skills/vivary/SKILL.md", "remove .vivary/context.md",
+		"remove .vivary/workspace.toml", "remove-block AGENTS.md", "remove STATE.md", "remove-block .gitignore"}
+	if !slices.Equal(ops, want) || len(u.Kept) != 0 {
+		t.Fatalf("steps %q kept %v, want %q", ops, u.Kept, want)
+	}
+	if _, err := adopt.ApplyUndo(bg, root, "sha256:0"); err == nil || testws.Hash(t, root) != state {
+		t.Fatalf("an undo with a wrong hash ran: %v", err)
+	}
+	if _, err := adopt.ApplyUndo(bg, root, u.Hash); err != nil {
+		t.Fatal(err)
+	}
+	if testws.Hash(t, root) != before {
+		t.Fatal("after the undo the folder differs from before the adoption")
+	}
+}
+
+// A stale generated adapter adopt replaced is named and kept: adopt did not
+// create it, and it kept no copy of the older one.
+func TestUndoKeepsAReplacedAdapter(t *testing.T) {
+	root := vault(t)
+	stale := strings.Replace(scaffold.Adapter("agents").Content, scaffold.GeneratorVersion, "0.0.1", 1)
+	testws.Write(t, root, ".agents/skills/vivary/SKILL.md", stale)
+	opt := adopt.Options{Adapters: []string{"agents"}}
+	if _, _, err := adopt.Apply(bg, root, opt, preview(t, root, opt).Hash); err != nil {
+		t.Fatal(err)
+	}
+	u := undo(t, root)
+	if len(u.Kept) != 1 || u.Kept[0].Path != ".agents/skills/vivary/SKILL.md" || !strings.Contains(u.Kept[0].Reason, "replaced an older generated copy") {
+		t.Fatalf("kept %v", u.Kept)
+	}
+	if read(t, filepath.Join(root, ".agents/skills/vivary/SKILL.md")) != scaffold.Adapter("agents").Content {
+		t.Fatal("the replaced adapter was touched")
+	}
+}
+
+// An undo killed at any write step leaves a folder that Doctor calls half
+// undone (once the record is marked) and that a new, approved undo takes
+// the rest of the way, to the very bytes and folders of before the
+// adoption.
+func TestUndoKilledAtEveryStepThenFinished(t *testing.T) {
+	for _, step := range []write.Step{write.StepCreate, write.StepRename, write.StepUnlink, write.StepRmdir} {
+		for nth := 1; ; nth++ {
+			root, before := adopted(t)
+			u, err := adopt.PreviewUndo(bg, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !stopAt(t, step, nth, func() error { _, err := adopt.ApplyUndo(bg, root, u.Hash); return err }) {
+				if testws.Hash(t, root) != before {
+					t.Fatalf("%s: an undo that ran through left the folder changed", step)
+				}
+				break
+			}
+			t.Run(fmt.Sprintf("%s#%d", step, nth), func(t *testing.T) {
+				if rec, err := os.ReadFile(filepath.Join(root, scaffold.RecordPath)); err == nil && scaffold.UndoInterrupted(rec) {
+					rep, err := doctor.Run(bg, root)
+					if err != nil || !slices.ContainsFunc(rep.Errors, func(e string) bool { return strings.Contains(e, "half undone") }) {
+						t.Fatalf("doctor does not report the half-done undo: %v %v", rep, err)
+					}
+				}
+				if _, err := os.Stat(filepath.Join(root, scaffold.RecordPath)); err == nil {
+					undo(t, root)
+				}
+				// A kill after the record went leaves at most the empty
+				// folders adopt made, which the undo would have removed.
+				for _, d := range []string{".vivary/runtime", ".vivary"} {
+					os.Remove(filepath.Join(root, d))
+				}
+				if testws.Hash(t, root) != before {
+					t.Fatal("after finishing the undo the folder differs from before the adoption")
+				}
+			})
+		}
+	}
+}
+
+// A step that fails (a file changed between the check and the write) puts
+// every file already changed back and unmarks the record: the folder is
+// as adopted, and the undo can be previewed again.
+func TestUndoFailureRollsBack(t *testing.T) {
+	root, _ := adopted(t)
+	state := testws.Hash(t, root)
+	u, err := adopt.PreviewUndo(bg, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlinks := 0
+	write.Hook = func(s write.Step, rel string) error {
+		if s == write.StepUnlink && rel == ".vivary/workspace.toml" {
+			unlinks++
+			return write.ErrChanged
+		}
+		return nil
+	}
+	_, err = adopt.ApplyUndo(bg, root, u.Hash)
+	write.Hook = nil
+	if unlinks != 1 || err == nil || !strings.Contains(err.Error(), "every file was put back") {
+		t.Fatalf("ApplyUndo = %v (hooked %d)", err, unlinks)
+	}
+	if testws.Hash(t, root) != state {
+		t.Fatal("the rolled-back undo left the folder changed")
+	}
+	if again, err := adopt.PreviewUndo(bg, root); err != nil || again.Hash != u.Hash {
+		t.Fatalf("after the rollback the undo plans differently: %v", err)
+	}
+}
+
+// A file the person changed since adopt wrote it is named and kept; a
+// block with the person's edits above it is cut off and the edits kept.
+func TestUndoKeepsNewerWork(t *testing.T) {
+	root, _ := adopted(t)
+	testws.Write(t, root, "STATE.md", "Focus: mine\n")
+	agents := read(t, filepath.Join(root, "AGENTS.md"))
+	testws.Write(t, root, "AGENTS.md", "# Edited on top\n"+agents)
+	undo(t, root)
+	if read(t, filepath.Join(root, "STATE.md")) != "Focus: mine\n" {
+		t.Fatal("a changed STATE.md was touched")
+	}
+	if got := read(t, filepath.Join(root, "AGENTS.md")); got != "# Edited on top\n# Agents\n\nMine." {
+		t.Fatalf("AGENTS.md = %q", got)
+	}
+}
+
+// A record that describes anything but what adopt writes refuses the undo,
+// so it cannot be used to delete the owner's files.
+func TestAForgedRecordIsRefused(t *testing.T) {
+	root, _ := adopted(t)
+	rp := filepath.Join(root, scaffold.RecordPath)
+	orig := read(t, rp)
+	testws.Write(t, root, "notes/mine.md", "# Mine\n")
+	rehash := func(path, content string) func(string) string {
+		return func(s string) string {
+			var r map[string]any
+			if err := json.Unmarshal([]byte(s), &r); err != nil {
+				t.Fatal(err)
+			}
+			e := r["adoptions"].([]any)[0].(map[string]any)
+			e["actions"] = append(e["actions"].([]any), map[string]any{"path": path, "kind": "create",
+				"after_hash": canon.Digest([]byte(content)), "before_hash": nil, "inserted_text": nil})
+			b, _ := json.Marshal(r)
+			return string(b)
+		}
+	}
+	for name, edit := range map[string]func(string) string{
+		"a note of the owner's":         rehash("notes/mine.md", "# Mine\n"),
+		"an owner's STATE.md":           rehash("STATE.md", "# Mine\n"),
+		"not JSON":                      func(s string) string { return s[:len(s)/2] },
+		"an unknown key":                func(s string) string { return strings.Replace(s, `"made_dirs"`, `"x_dirs"`, 1) },
+		"a duplicate key":               func(s string) string { return strings.Replace(s, `"schema":`, `"schema": "x", "schema":`, 1) },
+		"a folder adopt never makes":    func(s string) string { return strings.Replace(s, `".vivary/runtime"`, `"notes"`, 1) },
+		"a patch that is not the block": func(s string) string { return strings.Replace(s, `vivary:context:start`, `vivary:context:begin`, 1) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(rp, []byte(edit(orig)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := testws.Hash(t, root)
+			if _, err := adopt.PreviewUndo(bg, root); err == nil || !strings.Contains(err.Error(), "the adoption record") {
+				t.Fatalf("a forged record: %v", err)
+			}
+			if testws.Hash(t, root) != before {
+				t.Fatal("a refused undo wrote")
+			}
+		})
+	}
+	os.WriteFile(rp, []byte(orig), 0o644)
+	if _, err := adopt.PreviewUndo(bg, root); err != nil {
+		t.Fatalf("the genuine record: %v", err)
+	}
+}
+
+// A folder swapped for a link to somewhere else while the undo runs cannot
+// make it remove or change a byte there: every step goes through folder
+// handles held from the root, never through a link.
+func TestUndoNeverFollowsASwappedFolder(t *testing.T) {
+	for _, at := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint(at), func(t *testing.T) {
+			root, _ := adopted(t)
+			outside := filepath.Join(t.TempDir(), "outside")
+			for _, rel := range []string{"context.md", "workspace.toml", "runtime/adopt-record.json"} {
+				b, err := os.ReadFile(filepath.Join(root, ".vivary", rel))
+				if err != nil {
+					t.Fatal(err)
+				}
+				testws.Write(t, outside, rel, string(b))
+			}
+			outsideBefore := testws.Hash(t, outside)
+			u, err := adopt.PreviewUndo(bg, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			unlinks := 0
+			write.Hook = func(s write.Step, rel string) error {
+				if s == write.StepUnlink {
+					if unlinks++; unlinks == at {
+						if err := os.Rename(filepath.Join(root, ".vivary"), filepath.Join(root, "moved")); err != nil {
+							t.Error(err)
+						}
+						if err := os.Symlink(outside, filepath.Join(root, ".vivary")); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+				return nil
+			}
+			_, err = adopt.ApplyUndo(bg, root, u.Hash)
+			write.Hook = nil
+			if testws.Hash(t, outside) != outsideBefore {
+				t.Fatalf("the undo changed the folder behind the link (undo: %v)", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,140 @@
+package adapter_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vivary-dev/vivary-go/internal/testws"
+)
+
+// The owner's view of what is hidden (vivary check --show-hidden) is never
+// served: no tool takes an argument that asks for it, and no answer names
+// a hidden path, its rule's detail or a credential's class; what is hidden
+// is only counted. A note named in Persian, whose zero-width non-joiner is
+// its spelling, is served like any other.
+func TestTheOwnersViewIsNotServed(t *testing.T) {
+	t.Parallel()
+	persian := "کتاب\u200cها/نرم\u200cافزار.md"
+	root := testws.Thin(t, map[string]string{
+		"notes/ok.md":                   "# Quokka notes\n\nquokka\n",
+		"notes/secret-plan.md":          "# Quokka plan\n\nquokka\n",
+		"notes/AKIAIOSFODNN7EXAMPLE.md": "# Quokka key\n\nquokka\n",
+		"notes/leak.md":                 "# Quokka leak\n\nquokka sk_live_4eC39HqLyjWDarjtT1zdp7dc\n",
+		"drafts/quokka-draft.md":        "# Quokka draft\n\nquokka\n",
+		"notes/quokka.draft.md":         "# Quokka draft\n\nquokka\n",
+		"notes/quok\u202eka.md":         "# Quokka bidi\n\nquokka\n",
+		persian:                         "# نرم\u200cافزار\n\nquokka\n",
+	})
+	testws.Write(t, root, ".gitignore", testws.Read(t, root, ".gitignore")+"drafts/\n*.draft.md\n")
+	testws.Git(t, root, "init", "-q")
+	if err := os.Symlink("ok.md", filepath.Join(root, "notes/linked-quokka.md")); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, opts{}, root)
+	for _, args := range []map[string]any{
+		{"workspace": "ws0", "show_hidden": true},
+		{"workspace": "ws0", "hidden": true},
+		{"workspace": "ws0", "list_hidden": true},
+	} {
+		_, _, err := s.call("vivary_check", args)
+		if je := (*jsonrpc.Error)(nil); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("vivary_check %v: %v", args, err)
+		}
+	}
+	found := false
+	for tool, args := range map[string]map[string]any{
+		"vivary_find":    {"workspace": "ws0", "question": "quokka", "limit": 20},
+		"vivary_query":   {"workspace": "ws0", "text": "quokka", "limit": 20, "explain": true},
+		"vivary_check":   {"workspace": "ws0"},
+		"vivary_capsule": {"workspace": "ws0", "question": "quokka"},
+	} {
+		res, e, err := s.call(tool, args)
+		if err != nil || e.Status != "known" {
+			t.Fatalf("%s: %v %+v", tool, err, e)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		for _, hidden := range []string{"secret-plan", "AKIA", "leak", "sk_live", "stripe", "draft", "linked-quokka", "\u202e", `\u202e`, `\u202E`, `"line":`} {
+			if strings.Contains(text, hidden) {
+				t.Errorf("%s names %q: %s", tool, hidden, text)
+			}
+		}
+		if tool == "vivary_check" && (!strings.Contains(text, `"sensitive_content"`) || !strings.Contains(text, `"git_ignored"`) || !strings.Contains(text, `"unsafe_path"`)) {
+			t.Errorf("vivary_check does not count what is hidden: %s", text)
+		}
+		found = found || strings.Contains(text, persian)
+	}
+	if !found {
+		t.Error("the Persian note was not served")
+	}
+}
+
+// A folder the server's user may not open is left out whole and counted,
+// and the rest of the workspace is answered (as an unprivileged user, so
+// the permissions bite where the tests run as root).
+func TestAnUnreadableFolderIsCounted(t *testing.T) {
+	t.Parallel()
+	root := testws.Thin(t, map[string]string{
+		"notes/open.md":    "# Quokka open\n\nquokka\n",
+		"locked/inside.md": "# Quokka inside\n\nquokka\n",
+	})
+	if err := os.Chmod(filepath.Join(root, "locked"), 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked"), 0o755) })
+	var env []string
+	if os.Getuid() == 0 {
+		// The server runs as nobody: it must reach its binary and the
+		// workspace through folders others may search.
+		for _, p := range []string{filepath.Dir(bin), root} {
+			for dir := p; dir != "/" && dir != os.TempDir(); dir = filepath.Dir(dir) {
+				if st, err := os.Stat(dir); err == nil {
+					os.Chmod(dir, st.Mode().Perm()|0o005)
+				}
+			}
+		}
+		env = append(env, "VIVARY_TEST_AS_NOBODY=1")
+	}
+	s := startAs(t, env, root)
+	res, e, err := s.call("vivary_find", map[string]any{"workspace": "ws0", "question": "quokka"})
+	if err != nil || e.Status != "known" {
+		t.Fatalf("vivary_find: %v %+v", err, e)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !strings.Contains(text, "notes/open.md") || strings.Contains(text, "inside") || strings.Contains(text, "locked") ||
+		!strings.Contains(text, `{"count":1,"kind":"filesystem","reason":"unreadable"}`) {
+		t.Fatalf("vivary_find: %s", text)
+	}
+	// Opened to the server's user, the folder is read by the next call.
+	if err := os.Chmod(filepath.Join(root, "locked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, e, err = s.call("vivary_find", map[string]any{"workspace": "ws0", "question": "quokka"})
+	if err != nil || e.Status != "known" {
+		t.Fatalf("vivary_find: %v %+v", err, e)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "locked/inside.md") || strings.Contains(text, "unreadable") {
+		t.Fatalf("after chmod: %s", text)
+	}
+}
+
+// startAs is start, as nobody when VIVARY_TEST_AS_NOBODY is in env.
+func startAs(t *testing.T, env []string, roots ...string) *server {
+	t.Helper()
+	for _, e := range env {
+		if e == "VIVARY_TEST_AS_NOBODY=1" {
+			return start(t, opts{env: env, prepare: func(cmd *exec.Cmd) {
+				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+				cmd.Env = append(cmd.Env, "HOME=/nonexistent")
+			}}, roots...)
+		}
+	}
+	return start(t, opts{env: env}, roots...)
+}
