@@ -52,6 +52,14 @@ func isValue(t string, a, b int) bool {
 	if v == "" {
 		return false
 	}
+	if c := closer(v[0]); c != 0 && strings.IndexByte(v, c) < 0 {
+		// <your password here>, [optional token]: a bracketed placeholder
+		// may hold spaces; the span up to its closing mark is the value.
+		rest := t[a+strings.IndexByte(raw, v[0]) : min(len(t), a+maxValue)]
+		if k := strings.IndexByte(rest, c); k > 0 && strings.IndexByte(rest[:k], '\n') < 0 && placeholder(rest[:k+1]) {
+			return false
+		}
+	}
 	lv := strings.ToLower(v)
 	if safeValues[lv] || proseWords[lv] || placeholder(v) || ordinal(v) {
 		return false
@@ -67,6 +75,21 @@ func isValue(t string, a, b int) bool {
 		return false
 	}
 	return quoted || !sentence(t, v, b)
+}
+
+// closer is the mark that closes a bracket opened by c, or 0.
+func closer(c byte) byte {
+	switch c {
+	case '<':
+		return '>'
+	case '[':
+		return ']'
+	case '(':
+		return ')'
+	case '{':
+		return '}'
+	}
+	return 0
 }
 
 // link reports a value that is a link: [text](url), [[page]], <url> or a
