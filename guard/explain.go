@@ -96,13 +96,13 @@ func credentialClass(w string) string {
 		if _, netrc := lineEnds(v); netrc {
 			return "netrc-password"
 		}
-		if vendorKeyIn(v) {
-			return "vendor-key"
-		}
 		for _, r := range screen().rules {
 			if r.shape != pathOnly && r.finds(v) {
 				return r.spec.id
 			}
+		}
+		if vendorKeyIn(v) {
+			return "vendor-key" // a prefix's key no rule's exact format names
 		}
 	}
 	return "credential"
