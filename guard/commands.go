@@ -266,16 +266,27 @@ func htpasswdFinds(words []string) bool {
 	return batch && len(pos) > want && flagValue("", "", pos[want])
 }
 
-// sqlplusFinds reads the lines that run sqlplus (called only for text
-// with an "@": its login is user/password@database).
+// sqlplusFinds reads the lines that may run sqlplus with its login
+// user/password@database: those with an "@" whose word holds a "/" before
+// it. It is called only for text with an "@", and reads each such line
+// once, so no pass looks for the command's name in every text.
 func sqlplusFinds(t string) bool {
 	done := 0
-	for i := nextIndex(t, 0, "sqlplus"); i < len(t); i = nextIndex(t, i+7, "sqlplus") {
-		if i >= done {
-			done = nextByte(t, i, '\n')
-			if commandLineAt(t, i) {
-				return true
-			}
+	for i := nextByte(t, 0, '@'); i < len(t); i = nextByte(t, i+1, '@') {
+		if i < done {
+			continue
+		}
+		a := i
+		for a > 0 && !isSpaceByte(t[a-1]) && i-a < maxValue {
+			a--
+		}
+		if strings.IndexByte(t[a:i], '/') < 0 {
+			continue
+		}
+		start := strings.LastIndexByte(t[:a], '\n') + 1
+		done = nextByte(t, i, '\n')
+		if strings.Contains(t[start:done], "sqlplus") && commandLine(t[start:done]) {
+			return true
 		}
 	}
 	return false

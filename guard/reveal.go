@@ -110,7 +110,12 @@ func lineEnds(t string) (split, netrc bool) {
 		for a > 0 && !isSpaceByte(t[a-1]) {
 			a--
 		}
-		if a < e && netrcAt(t, a, e) {
+		j := a
+		for j > 0 && (t[j-1] == ' ' || t[j-1] == '\t') {
+			j--
+		}
+		if a < e && j >= 8 && t[j-1] == 'd' && netrcAt(t, a, e) {
+			// Only a word after "password" is read further.
 			return split, true
 		}
 		if i == len(t) {
