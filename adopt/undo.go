@@ -134,6 +134,8 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 				f.end = f.end[:len(f.end)-len(*a.Inserted)]
 			case a.Kind == Patch && bytes.Contains(f.end, []byte(strings.TrimLeft(*a.Inserted, "\n"))):
 				keep(a.Path, "the Vivary block adopt appended is no longer at its end as adopt wrote it; remove the block by hand")
+			case a.Kind == Patch && holdsMarker(a.Path, f.end):
+				keep(a.Path, "the Vivary block adopt appended changed since (a line edited or removed, or the line endings converted), so it is yours now; remove the block by hand if you do not want it")
 			case a.Kind == Patch:
 				// The block is gone already.
 			case canon.Digest(f.end) == a.AfterHash:
@@ -187,6 +189,16 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 		return nil, fail("undo plan could not be hashed")
 	}
 	return u, nil
+}
+
+// holdsMarker reports whether data still holds a marker line of the block
+// adopt appends to rel: a block that is there but not as adopt wrote it.
+func holdsMarker(rel string, data []byte) bool {
+	start, end := scaffold.AgentsStart, scaffold.AgentsEnd
+	if rel == ".gitignore" {
+		start, end = scaffold.GitignoreStart, scaffold.GitignoreEnd
+	}
+	return bytes.Contains(data, []byte(start)) || bytes.Contains(data, []byte(end))
 }
 
 // ApplyUndo re-plans the undo under the workspace's write lock and, if its

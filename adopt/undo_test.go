@@ -272,3 +272,36 @@ func TestUndoNeverFollowsASwappedFolder(t *testing.T) {
 		})
 	}
 }
+
+// A managed block the person changed inside (a line edited, a rule taken
+// out, the line endings converted) no longer holds adopt's bytes: the undo
+// names the file and keeps it as it is, rather than passing over it as if
+// the block were gone.
+func TestUndoNamesABlockThePersonChanged(t *testing.T) {
+	for name, c := range map[string]struct {
+		rel  string
+		edit func(string) string
+	}{
+		"a line of the AGENTS.md block edited": {"AGENTS.md", func(s string) string {
+			return strings.Replace(s, "Read `.vivary/context.md`", "Please read `.vivary/context.md`", 1)
+		}},
+		"AGENTS.md converted to CRLF":              {"AGENTS.md", func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }},
+		"the start line of the block removed":      {"AGENTS.md", func(s string) string { return strings.Replace(s, scaffold.AgentsStart+"\n", "", 1) }},
+		"a rule taken out of the .gitignore block": {".gitignore", func(s string) string { return strings.Replace(s, "*.vivary-tmp\n", "", 1) }},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root, _ := adopted(t)
+			changed := c.edit(read(t, filepath.Join(root, c.rel)))
+			testws.Write(t, root, c.rel, changed)
+			u := undo(t, root)
+			if !slices.ContainsFunc(u.Kept, func(k adopt.UndoKept) bool {
+				return k.Path == c.rel && strings.Contains(k.Reason, "changed since")
+			}) {
+				t.Fatalf("kept %v, want %s named", u.Kept, c.rel)
+			}
+			if got := read(t, filepath.Join(root, c.rel)); got != changed {
+				t.Fatalf("%s was touched: %q", c.rel, got)
+			}
+		})
+	}
+}
