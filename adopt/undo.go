@@ -12,6 +12,7 @@ import (
 
 	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/limits"
+	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/scaffold"
 	"github.com/vivary-dev/vivary-go/workspace"
 	"github.com/vivary-dev/vivary-go/workspace/write"
@@ -150,6 +151,18 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 			}
 		}
 	}
+	u.temps = cleanupSteps(ws, nil)
+	// The .gitignore block keeps the private and runtime folders out of
+	// Git: while one of them still holds something once the undo is done
+	// (the person's private notes, a file adopt did not write), cutting
+	// the block would hand it to the next `git add`, so the block stays.
+	if f := files[".gitignore"]; f != nil && f.exists && !(f.ends && bytes.Equal(f.now, f.end)) {
+		if dir := stillHidden(ws, f.now, u.temps); dir != "" {
+			f.ends, f.end = true, f.now
+			keep(".gitignore", "its Vivary block keeps "+dir+" out of Git, and that folder still holds files adopt did not make: "+
+				"move them out of the workspace, then remove the block by hand")
+		}
+	}
 	for _, rel := range slices.Sorted(maps.Keys(files)) {
 		f := files[rel]
 		switch {
@@ -161,8 +174,9 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 			u.Steps = append(u.Steps, UndoStep{Path: rel, Operation: UndoStrip, CurrentHash: canon.Digest(f.now), ResultHash: str(canon.Digest(f.end)), cur: f.now, result: f.end})
 		}
 	}
-	// .gitignore last: what it keeps private stays private until the rest
-	// (the record in the runtime folder included) is gone.
+	// .gitignore last: what it keeps private stays private until every
+	// other file is undone. Only the record (hashes and generated text,
+	// never the owner's bytes) outlives it, as the undo's own journal.
 	slices.SortStableFunc(u.Steps, func(a, b UndoStep) int {
 		switch {
 		case a.Path == ".gitignore" && b.Path != ".gitignore":
@@ -176,7 +190,6 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 		u.Kept = append(u.Kept, UndoKept{rel, kept[rel]})
 	}
 	slices.SortStableFunc(u.Folders, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
-	u.temps = cleanupSteps(ws, nil)
 	u.Temps = []string{}
 	for _, t := range u.temps {
 		u.Temps = append(u.Temps, t.Path)
@@ -189,6 +202,40 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 		return nil, fail("undo plan could not be hashed")
 	}
 	return u, nil
+}
+
+// stillHidden names the first folder the .gitignore block (whose file now
+// holds gitignore) keeps out of Git that will still hold something after
+// the undo: anything but the record and the temp files the undo removes.
+// A folder it cannot list, or that is a link or a file, counts as holding.
+func stillHidden(ws *workspace.Workspace, gitignore []byte, temps []Step) string {
+	gone := map[string]bool{scaffold.RecordPath: true}
+	for _, t := range temps {
+		gone[t.Path] = true
+	}
+	dirs := []string{".vivary/private", ".vivary/runtime"}
+	if bytes.Contains(gitignore, []byte(policy.GitignoreBlockCocoindex)) {
+		dirs = append(dirs, ".cocoindex_code")
+	}
+	for _, dir := range dirs {
+		info, err := ws.Lstat(dir)
+		if err == nil && !info.Exists {
+			continue
+		}
+		if err != nil || !info.IsDir() {
+			return dir + "/"
+		}
+		entries, err := ws.ReadDir(dir)
+		if err != nil {
+			return dir + "/"
+		}
+		for _, e := range entries {
+			if !gone[path.Join(dir, e.Name)] {
+				return dir + "/"
+			}
+		}
+	}
+	return ""
 }
 
 // holdsMarker reports whether data still holds a marker line of the block

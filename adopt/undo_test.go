@@ -305,3 +305,42 @@ func TestUndoNamesABlockThePersonChanged(t *testing.T) {
 		})
 	}
 }
+
+// While anything the .gitignore block keeps out of Git is still there
+// after the undo (the person's private notes, a runtime file adopt did not
+// write), the block stays, and the undo says why: cutting it would hand
+// those files to the next `git add`. Everything else is undone.
+func TestUndoKeepsTheBlockWhileItStillHidesFiles(t *testing.T) {
+	for name, rel := range map[string]string{
+		"a private note":       ".vivary/private/diary.md",
+		"a deeper private one": ".vivary/private/2024/diary.md",
+		"a runtime file":       ".vivary/runtime/cache.json",
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := vault(t)
+			testws.Write(t, root, ".gitignore", "node_modules/\n")
+			testws.Git(t, root, "init", "-q")
+			if _, _, err := adopt.Apply(bg, root, adopt.Options{}, preview(t, root, adopt.Options{}).Hash); err != nil {
+				t.Fatal(err)
+			}
+			testws.Write(t, root, rel, "my secret diary\n")
+			gitignore := read(t, filepath.Join(root, ".gitignore"))
+			u := undo(t, root)
+			if len(u.Kept) != 1 || u.Kept[0].Path != ".gitignore" || !strings.Contains(u.Kept[0].Reason, "still holds files") {
+				t.Fatalf("kept %v, want .gitignore named", u.Kept)
+			}
+			if read(t, filepath.Join(root, ".gitignore")) != gitignore {
+				t.Fatal("the block that hides the private files was cut")
+			}
+			if read(t, filepath.Join(root, rel)) != "my secret diary\n" {
+				t.Fatal("the private file was touched")
+			}
+			if status := testws.Git(t, root, "status", "--porcelain", "--untracked-files=all"); strings.Contains(status, ".vivary/") {
+				t.Fatalf("after the undo Git sees the hidden files:\n%s", status)
+			}
+			if _, err := os.Stat(filepath.Join(root, ".vivary/workspace.toml")); !os.IsNotExist(err) {
+				t.Fatalf("the rest was not undone: %v", err)
+			}
+		})
+	}
+}
