@@ -52,7 +52,7 @@ type Undo struct {
 	Kept      []UndoKept // by path
 	Folders   []string   // the folders adopt made, innermost first
 	Temps     []string   // temp files a killed adopt or undo left
-	Left      []string   // after an undo: those folders still there, holding files adopt did not make
+	Left      []UndoKept // after an undo: those folders still there, and why
 	Hash      string
 	rec       *record
 	recBytes  []byte
@@ -295,7 +295,9 @@ func ApplyUndo(ctx context.Context, target, approved string) (*Undo, error) {
 			if holdsRecord(d) != record {
 				continue
 			}
-			if err := root.RemoveEmptyDir(d); err != nil {
+			// A folder reached through a link is not adopt's any more: it
+			// is left, and named below by the link.
+			if err := root.RemoveEmptyDir(d); err != nil && !errors.Is(err, write.ErrLink) {
 				problems = append(problems, fmt.Sprintf("%s: %v", d, err))
 			}
 		}
@@ -306,8 +308,13 @@ func ApplyUndo(ctx context.Context, target, approved string) (*Undo, error) {
 	}
 	rmdirs(true)
 	for _, d := range u.Folders {
-		if info, err := ws.Lstat(d); err == nil && info.Exists {
-			u.Left = append(u.Left, d)
+		switch info, err := ws.Lstat(d); {
+		case err != nil || !info.Exists:
+			// Gone, or behind a link that an outer folder names.
+		case info.IsDir():
+			u.Left = append(u.Left, UndoKept{d, "it holds files adopt did not make"})
+		default:
+			u.Left = append(u.Left, UndoKept{d, "it, or a folder above it, is now a link or not a plain folder, so the undo does not go through it"})
 		}
 	}
 	if len(problems) > 0 {

@@ -344,3 +344,44 @@ func TestUndoKeepsTheBlockWhileItStillHidesFiles(t *testing.T) {
 		})
 	}
 }
+
+// A folder adopt made that the person replaced by a link since (a skills
+// folder shared from elsewhere) is not adopt's any more: the undo leaves it
+// and what it points to alone, says so, and still succeeds; it never tells
+// the person to remove, by hand, a path that goes through the link.
+func TestUndoLeavesAFolderReplacedByALink(t *testing.T) {
+	root := vault(t)
+	opt := adopt.Options{Adapters: []string{"agents"}}
+	if _, _, err := adopt.Apply(bg, root, opt, preview(t, root, opt).Hash); err != nil {
+		t.Fatal(err)
+	}
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := os.Rename(filepath.Join(root, ".agents"), shared); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(shared, filepath.Join(root, ".agents")); err != nil {
+		t.Fatal(err)
+	}
+	sharedBefore := testws.Hash(t, shared)
+	p, err := adopt.PreviewUndo(bg, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := adopt.ApplyUndo(bg, root, p.Hash)
+	if err != nil {
+		t.Fatalf("the undo failed over a folder that is a link now: %v", err)
+	}
+	if testws.Hash(t, shared) != sharedBefore {
+		t.Fatal("the undo changed the folder behind the link")
+	}
+	if !slices.ContainsFunc(u.Kept, func(k adopt.UndoKept) bool { return k.Path == ".agents/skills/vivary/SKILL.md" }) {
+		t.Fatalf("kept %v, want the skill behind the link named", u.Kept)
+	}
+	want := []adopt.UndoKept{{Path: ".agents", Reason: "it, or a folder above it, is now a link or not a plain folder, so the undo does not go through it"}}
+	if !slices.Equal(u.Left, want) {
+		t.Fatalf("left %v, want %v", u.Left, want)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".vivary")); !os.IsNotExist(err) {
+		t.Fatalf("the rest was not undone: %v", err)
+	}
+}
