@@ -105,7 +105,7 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 		f := &fileState{}
 		data, exists, err := readBack(ws, rel)
 		if err != nil {
-			f.bad = err.Error()
+			f.bad = "it is no plain file the undo can read (it, or a folder on the way, is a link; it is a folder or has several names; or it cannot be read), so the undo does not touch it"
 		}
 		f.exists, f.ends, f.now, f.end = exists, exists, data, data
 		files[rel] = f

@@ -385,3 +385,39 @@ func TestUndoLeavesAFolderReplacedByALink(t *testing.T) {
 		t.Fatalf("the rest was not undone: %v", err)
 	}
 }
+
+// A file adopt wrote that is now a link, a folder or a second name of
+// another file is named and kept, in the undo's own words.
+func TestUndoKeepsWhatIsNoPlainFile(t *testing.T) {
+	root, _ := adopted(t)
+	outside := filepath.Join(t.TempDir(), "STATE.md")
+	if err := os.Rename(filepath.Join(root, "STATE.md"), outside); err != nil {
+		t.Fatal(err)
+	}
+	for rel, make := range map[string]func(string) error{
+		"STATE.md":           func(p string) error { return os.Symlink(outside, p) },
+		".vivary/context.md": func(p string) error { os.Remove(p); return os.Mkdir(p, 0o755) },
+		".claude/skills/vivary/SKILL.md": func(p string) error {
+			return os.Link(p, filepath.Join(root, "second-name.md"))
+		},
+	} {
+		if err := make(filepath.Join(root, rel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := read(t, outside)
+	u := undo(t, root)
+	var kept []string
+	for _, k := range u.Kept {
+		if strings.Contains(k.Reason, "recovery") || !strings.Contains(k.Reason, "so the undo does not touch it") {
+			t.Errorf("kept %s: %q", k.Path, k.Reason)
+		}
+		kept = append(kept, k.Path)
+	}
+	if want := []string{".claude/skills/vivary/SKILL.md", ".vivary/context.md", "STATE.md"}; !slices.Equal(kept, want) {
+		t.Fatalf("kept %q, want %q", kept, want)
+	}
+	if read(t, outside) != before {
+		t.Fatal("the file behind the link changed")
+	}
+}
