@@ -421,3 +421,62 @@ func TestUndoKeepsWhatIsNoPlainFile(t *testing.T) {
 		t.Fatal("the file behind the link changed")
 	}
 }
+
+// An undo and any other create-vivary write never interleave: while an
+// undo runs, a second undo and an adoption refuse; while an adoption runs,
+// an undo refuses. The running one finishes as if alone.
+func TestUndoRefusesWhileAnotherWriterRuns(t *testing.T) {
+	root, before := adopted(t)
+	u, err := adopt.PreviewUndo(bg, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inner []error
+	write.Hook = func(s write.Step, rel string) error {
+		if s == write.StepUnlink && inner == nil {
+			_, err1 := adopt.ApplyUndo(bg, root, u.Hash)
+			_, _, err2 := adopt.Apply(bg, root, adopt.Options{}, "sha256:0")
+			inner = []error{err1, err2}
+		}
+		return nil
+	}
+	_, err = adopt.ApplyUndo(bg, root, u.Hash)
+	write.Hook = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range inner {
+		if e == nil || !strings.Contains(e.Error(), "another create-vivary write (an adoption, a recovery or an undo") {
+			t.Errorf("a write while the undo ran: %v", e)
+		}
+	}
+	if testws.Hash(t, root) != before {
+		t.Fatal("the undo did not finish as if alone")
+	}
+
+	// Adopted, STATE.md deleted: a second adoption creates it again.
+	root, _ = adopted(t)
+	os.Remove(filepath.Join(root, "STATE.md"))
+	opt := adopt.Options{Adapters: []string{"agents", "claude"}}
+	u, err = adopt.PreviewUndo(bg, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner = nil
+	write.Hook = func(s write.Step, rel string) error {
+		if inner == nil {
+			_, err := adopt.ApplyUndo(bg, root, u.Hash)
+			inner = []error{err}
+		}
+		return nil
+	}
+	p := preview(t, root, opt)
+	_, _, err = adopt.Apply(bg, root, opt, p.Hash)
+	write.Hook = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inner) != 1 || inner[0] == nil || !strings.Contains(inner[0].Error(), "another create-vivary write") {
+		t.Fatalf("an undo while an adoption ran: %v", inner)
+	}
+}
