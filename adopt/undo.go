@@ -278,6 +278,11 @@ func ApplyUndo(ctx context.Context, target, approved string) (*Undo, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, u.rollback(root, i, mb, fmt.Errorf("interrupted"))
 		}
+		if s.Path == ".gitignore" {
+			if dir := stillHidden(ws, s.cur, u.temps); dir != "" {
+				return nil, u.rollback(root, i, mb, changed(dir+" now holds files the .gitignore block keeps out of Git"))
+			}
+		}
 		if err := s.do(root); err != nil {
 			return nil, u.rollback(root, i, mb, fmt.Errorf("%s: %w", s.Path, err))
 		}
@@ -322,6 +327,13 @@ func ApplyUndo(ctx context.Context, target, approved string) (*Undo, error) {
 	}
 	return u, nil
 }
+
+// changed is a change since the preview that a check of the undo's own
+// found (not a file's bytes): it reads as itself, and is write.ErrChanged.
+type changed string
+
+func (c changed) Error() string        { return string(c) }
+func (c changed) Is(target error) bool { return target == write.ErrChanged }
 
 // do carries out one step, if the file still holds the bytes it was
 // planned on.

@@ -480,3 +480,31 @@ func TestUndoRefusesWhileAnotherWriterRuns(t *testing.T) {
 		t.Fatalf("an undo while an adoption ran: %v", inner)
 	}
 }
+
+// A private note saved while the undo runs, before it reaches .gitignore,
+// stops it there: the block is checked again right before it goes, and
+// every file is put back.
+func TestUndoChecksWhatTheBlockHidesRightBeforeCuttingIt(t *testing.T) {
+	root, _ := adopted(t)
+	u, err := adopt.PreviewUndo(bg, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := testws.Hash(t, root)
+	write.Hook = func(s write.Step, rel string) error {
+		if s == write.StepUnlink && rel == "STATE.md" {
+			testws.Write(t, root, ".vivary/private/diary.md", "my secret diary\n")
+		}
+		return nil
+	}
+	_, err = adopt.ApplyUndo(bg, root, u.Hash)
+	write.Hook = nil
+	if err == nil || !strings.Contains(err.Error(), ".vivary/private/ now holds files the .gitignore block keeps out of Git") ||
+		!strings.Contains(err.Error(), "every file was put back") {
+		t.Fatalf("ApplyUndo = %v", err)
+	}
+	os.RemoveAll(filepath.Join(root, ".vivary/private"))
+	if testws.Hash(t, root) != state {
+		t.Fatal("the stopped undo left the folder changed")
+	}
+}
