@@ -508,3 +508,60 @@ func TestUndoChecksWhatTheBlockHidesRightBeforeCuttingIt(t *testing.T) {
 		t.Fatal("the stopped undo left the folder changed")
 	}
 }
+
+// A record that names a path adopt never writes (outside the folder, by a
+// link, in another case or a look-alike spelling), or that is no plain
+// file within its bound, refuses the undo before anything is touched.
+func TestARecordNeverReachesPastWhatAdoptWrites(t *testing.T) {
+	withCreate := func(path string) func(t *testing.T, root, rp string) {
+		return func(t *testing.T, root, rp string) {
+			var r map[string]any
+			if err := json.Unmarshal([]byte(read(t, rp)), &r); err != nil {
+				t.Fatal(err)
+			}
+			e := r["adoptions"].([]any)[0].(map[string]any)
+			e["actions"] = append(e["actions"].([]any), map[string]any{"path": path, "kind": "create",
+				"after_hash": canon.Digest([]byte(scaffold.State)), "before_hash": nil, "inserted_text": nil})
+			b, _ := json.Marshal(r)
+			testws.Write(t, root, scaffold.RecordPath, string(b))
+		}
+	}
+	for name, forge := range map[string]func(t *testing.T, root, rp string){
+		"a path that climbs out":     withCreate("../STATE.md"),
+		"an absolute path":           withCreate("/tmp/STATE.md"),
+		"another case":               withCreate("state.md"),
+		"a look-alike spelling":      withCreate("ＳTATE.md"),
+		"a decomposed spelling":      withCreate("notes/Cafe\u0301.md"),
+		"a path through a subfolder": withCreate("notes/STATE.md"),
+		"a record that is a link": func(t *testing.T, root, rp string) {
+			elsewhere := filepath.Join(t.TempDir(), "record.json")
+			if err := os.Rename(rp, elsewhere); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(elsewhere, rp); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"a record with a second name": func(t *testing.T, root, rp string) {
+			if err := os.Link(rp, filepath.Join(root, "copy.json")); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"a record past its bound": func(t *testing.T, root, rp string) {
+			testws.Write(t, root, scaffold.RecordPath, strings.Replace(read(t, rp), `"schema"`, `"pad": "`+strings.Repeat("x", 300<<10)+`", "schema"`, 1))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root, _ := adopted(t)
+			testws.Write(t, root, "notes/STATE.md", scaffold.State)
+			forge(t, root, filepath.Join(root, scaffold.RecordPath))
+			before := testws.Hash(t, root)
+			if _, err := adopt.PreviewUndo(bg, root); err == nil || !strings.Contains(err.Error(), "adoption record") {
+				t.Fatalf("PreviewUndo = %v", err)
+			}
+			if testws.Hash(t, root) != before {
+				t.Fatal("a refused undo wrote")
+			}
+		})
+	}
+}
