@@ -565,3 +565,51 @@ func TestARecordNeverReachesPastWhatAdoptWrites(t *testing.T) {
 		})
 	}
 }
+
+// Adopted and undone, a folder is back byte for byte (and mode for mode)
+// from every starting point of the two files adopt appends to: missing,
+// empty, without a final newline, with CRLF or a lone CR, in Git and out.
+func TestUndoRoundTripsEveryStartingPoint(t *testing.T) {
+	const missing = "\x00missing"
+	for _, c := range []struct {
+		git               bool
+		gitignore, agents string
+	}{
+		{false, missing, missing},
+		{false, "", ""},
+		{false, "", "# Agents"},
+		{false, missing, "# Agents\r\n\r\nBe kind.\r\n"},
+		{false, missing, "# Agents\r"},
+		{true, missing, missing},
+		{true, "", "# Agents\n"},
+		{true, "build/", "# Agents\n\n"},
+		{true, "build/\r\n*.log\r\n", "# Agents\r\n"},
+		{true, "build/\n\n\n", "\n"},
+	} {
+		t.Run(fmt.Sprintf("git=%v gitignore=%q agents=%q", c.git, c.gitignore, c.agents), func(t *testing.T) {
+			root := vault(t)
+			for rel, text := range map[string]string{".gitignore": c.gitignore, "AGENTS.md": c.agents} {
+				if text != missing {
+					testws.Write(t, root, rel, text)
+				}
+			}
+			if err := os.Chmod(filepath.Join(root, "Welcome.md"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if c.git {
+				testws.Git(t, root, "init", "-q")
+			}
+			before := testws.Hash(t, root)
+			opt := adopt.Options{Adapters: []string{"claude"}}
+			if _, _, err := adopt.Apply(bg, root, opt, preview(t, root, opt).Hash); err != nil {
+				t.Fatal(err)
+			}
+			if u := undo(t, root); len(u.Kept) != 0 {
+				t.Fatalf("kept %v", u.Kept)
+			}
+			if testws.Hash(t, root) != before {
+				t.Fatal("after the undo the folder differs from before the adoption")
+			}
+		})
+	}
+}
