@@ -116,7 +116,7 @@ func lockedRoot(ws *workspace.Workspace) (*write.Root, error) {
 	if err := root.Lock(); err != nil {
 		root.Close()
 		if errors.Is(err, write.ErrBusy) {
-			return nil, fail("adopt refused: another create-vivary write (an adoption or a recovery, a record or an init) is running in this folder; run it again when that one has finished")
+			return nil, fail("adopt refused: another create-vivary write (an adoption, a recovery or an undo, a record or an init) is running in this folder; run it again when that one has finished")
 		}
 		return nil, fail("adopt refused: the folder cannot be locked for writing (%v)", err)
 	}

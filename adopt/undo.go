@@ -12,6 +12,7 @@ import (
 
 	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/limits"
+	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/scaffold"
 	"github.com/vivary-dev/vivary-go/workspace"
 	"github.com/vivary-dev/vivary-go/workspace/write"
@@ -51,7 +52,7 @@ type Undo struct {
 	Kept      []UndoKept // by path
 	Folders   []string   // the folders adopt made, innermost first
 	Temps     []string   // temp files a killed adopt or undo left
-	Left      []string   // after an undo: those folders still there, holding files adopt did not make
+	Left      []UndoKept // after an undo: those folders still there, and why
 	Hash      string
 	rec       *record
 	recBytes  []byte
@@ -104,7 +105,7 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 		f := &fileState{}
 		data, exists, err := readBack(ws, rel)
 		if err != nil {
-			f.bad = err.Error()
+			f.bad = "it is no plain file the undo can read (it, or a folder on the way, is a link; it is a folder or has several names; or it cannot be read), so the undo does not touch it"
 		}
 		f.exists, f.ends, f.now, f.end = exists, exists, data, data
 		files[rel] = f
@@ -134,6 +135,8 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 				f.end = f.end[:len(f.end)-len(*a.Inserted)]
 			case a.Kind == Patch && bytes.Contains(f.end, []byte(strings.TrimLeft(*a.Inserted, "\n"))):
 				keep(a.Path, "the Vivary block adopt appended is no longer at its end as adopt wrote it; remove the block by hand")
+			case a.Kind == Patch && holdsMarker(a.Path, f.end):
+				keep(a.Path, "the Vivary block adopt appended changed since (a line edited or removed, or the line endings converted), so it is yours now; remove the block by hand if you do not want it")
 			case a.Kind == Patch:
 				// The block is gone already.
 			case canon.Digest(f.end) == a.AfterHash:
@@ -148,6 +151,18 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 			}
 		}
 	}
+	u.temps = cleanupSteps(ws, nil)
+	// The .gitignore block keeps the private and runtime folders out of
+	// Git: while one of them still holds something once the undo is done
+	// (the person's private notes, a file adopt did not write), cutting
+	// the block would hand it to the next `git add`, so the block stays.
+	if f := files[".gitignore"]; f != nil && f.exists && !(f.ends && bytes.Equal(f.now, f.end)) {
+		if dir := stillHidden(ws, f.now, u.temps); dir != "" {
+			f.ends, f.end = true, f.now
+			keep(".gitignore", "its Vivary block keeps "+dir+" out of Git, and that folder still holds files adopt did not make: "+
+				"move them out of the workspace, then remove the block by hand")
+		}
+	}
 	for _, rel := range slices.Sorted(maps.Keys(files)) {
 		f := files[rel]
 		switch {
@@ -159,8 +174,9 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 			u.Steps = append(u.Steps, UndoStep{Path: rel, Operation: UndoStrip, CurrentHash: canon.Digest(f.now), ResultHash: str(canon.Digest(f.end)), cur: f.now, result: f.end})
 		}
 	}
-	// .gitignore last: what it keeps private stays private until the rest
-	// (the record in the runtime folder included) is gone.
+	// .gitignore last: what it keeps private stays private until every
+	// other file is undone. Only the record (hashes and generated text,
+	// never the owner's bytes) outlives it, as the undo's own journal.
 	slices.SortStableFunc(u.Steps, func(a, b UndoStep) int {
 		switch {
 		case a.Path == ".gitignore" && b.Path != ".gitignore":
@@ -174,7 +190,6 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 		u.Kept = append(u.Kept, UndoKept{rel, kept[rel]})
 	}
 	slices.SortStableFunc(u.Folders, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
-	u.temps = cleanupSteps(ws, nil)
 	u.Temps = []string{}
 	for _, t := range u.temps {
 		u.Temps = append(u.Temps, t.Path)
@@ -187,6 +202,50 @@ func planUndo(ws *workspace.Workspace, abs string) (*Undo, error) {
 		return nil, fail("undo plan could not be hashed")
 	}
 	return u, nil
+}
+
+// stillHidden names the first folder the .gitignore block (whose file now
+// holds gitignore) keeps out of Git that will still hold something after
+// the undo: anything but the record and the temp files the undo removes.
+// A folder it cannot list, or that is a link or a file, counts as holding.
+func stillHidden(ws *workspace.Workspace, gitignore []byte, temps []Step) string {
+	gone := map[string]bool{scaffold.RecordPath: true}
+	for _, t := range temps {
+		gone[t.Path] = true
+	}
+	dirs := []string{".vivary/private", ".vivary/runtime"}
+	if bytes.Contains(gitignore, []byte(policy.GitignoreBlockCocoindex)) {
+		dirs = append(dirs, ".cocoindex_code")
+	}
+	for _, dir := range dirs {
+		info, err := ws.Lstat(dir)
+		if err == nil && !info.Exists {
+			continue
+		}
+		if err != nil || !info.IsDir() {
+			return dir + "/"
+		}
+		entries, err := ws.ReadDir(dir)
+		if err != nil {
+			return dir + "/"
+		}
+		for _, e := range entries {
+			if !gone[path.Join(dir, e.Name)] {
+				return dir + "/"
+			}
+		}
+	}
+	return ""
+}
+
+// holdsMarker reports whether data still holds a marker line of the block
+// adopt appends to rel: a block that is there but not as adopt wrote it.
+func holdsMarker(rel string, data []byte) bool {
+	start, end := scaffold.AgentsStart, scaffold.AgentsEnd
+	if rel == ".gitignore" {
+		start, end = scaffold.GitignoreStart, scaffold.GitignoreEnd
+	}
+	return bytes.Contains(data, []byte(start)) || bytes.Contains(data, []byte(end))
 }
 
 // ApplyUndo re-plans the undo under the workspace's write lock and, if its
@@ -219,6 +278,11 @@ func ApplyUndo(ctx context.Context, target, approved string) (*Undo, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, u.rollback(root, i, mb, fmt.Errorf("interrupted"))
 		}
+		if s.Path == ".gitignore" {
+			if dir := stillHidden(ws, s.cur, u.temps); dir != "" {
+				return nil, u.rollback(root, i, mb, changed(dir+" now holds files the .gitignore block keeps out of Git"))
+			}
+		}
 		if err := s.do(root); err != nil {
 			return nil, u.rollback(root, i, mb, fmt.Errorf("%s: %w", s.Path, err))
 		}
@@ -236,7 +300,9 @@ func ApplyUndo(ctx context.Context, target, approved string) (*Undo, error) {
 			if holdsRecord(d) != record {
 				continue
 			}
-			if err := root.RemoveEmptyDir(d); err != nil {
+			// A folder reached through a link is not adopt's any more: it
+			// is left, and named below by the link.
+			if err := root.RemoveEmptyDir(d); err != nil && !errors.Is(err, write.ErrLink) {
 				problems = append(problems, fmt.Sprintf("%s: %v", d, err))
 			}
 		}
@@ -247,8 +313,13 @@ func ApplyUndo(ctx context.Context, target, approved string) (*Undo, error) {
 	}
 	rmdirs(true)
 	for _, d := range u.Folders {
-		if info, err := ws.Lstat(d); err == nil && info.Exists {
-			u.Left = append(u.Left, d)
+		switch info, err := ws.Lstat(d); {
+		case err != nil || !info.Exists:
+			// Gone, or behind a link that an outer folder names.
+		case info.IsDir():
+			u.Left = append(u.Left, UndoKept{d, "it holds files adopt did not make"})
+		default:
+			u.Left = append(u.Left, UndoKept{d, "it, or a folder above it, is now a link or not a plain folder, so the undo does not go through it"})
 		}
 	}
 	if len(problems) > 0 {
@@ -256,6 +327,13 @@ func ApplyUndo(ctx context.Context, target, approved string) (*Undo, error) {
 	}
 	return u, nil
 }
+
+// changed is a change since the preview that a check of the undo's own
+// found (not a file's bytes): it reads as itself, and is write.ErrChanged.
+type changed string
+
+func (c changed) Error() string        { return string(c) }
+func (c changed) Is(target error) bool { return target == write.ErrChanged }
 
 // do carries out one step, if the file still holds the bytes it was
 // planned on.

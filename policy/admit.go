@@ -215,8 +215,12 @@ func Ignored(ctx context.Context, ws *workspace.Workspace, rel string) (bool, er
 // judges the name alone, never what is on disk: a rule for folders only
 // (archive/) keeps out "archive" whether or not such a folder exists, so
 // a refusal built on it cannot tell a caller that an ignored folder is
-// there. An unsafe path counts as ignored. It does not apply the
-// secret-looking name list (see Sensitive).
+// there; nor does a repository nested on the way count. One thing Git
+// decides from the disk: a name that is a folder there it judges as a
+// folder only, so a name ignored as a file but admitted as a folder (as
+// under `*` and `!*/`) is refused only while no such folder exists, which
+// is then no hidden thing but an admitted folder. An unsafe path counts as
+// ignored. It does not apply the secret-looking name list (see Sensitive).
 func IgnoredNames(ctx context.Context, ws *workspace.Workspace, rels []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	var safe []string
@@ -235,7 +239,10 @@ func IgnoredNames(ctx context.Context, ws *workspace.Workspace, rels []string) (
 		return nil, err
 	}
 	safe = uniqueSorted(safe)
-	asFile, err := ig.ignored(ctx, safe)
+	// By the rules alone: a folder on the way that is a repository of its
+	// own keeps its files out, but whether one is there is the disk's to
+	// say, and a refusal built on it would say it.
+	asFile, err := ig.byRules(ctx, safe)
 	if err != nil {
 		return nil, err
 	}
@@ -340,17 +347,36 @@ func (ig *ignorer) addIgnoreFiles(ws *workspace.Workspace, ignoreFiles []string)
 // root Git's answer; outside Git the blocks'; nested in a larger worktree
 // a path must pass both.
 func (ig *ignorer) ignored(ctx context.Context, paths []string) (map[string]bool, error) {
+	var rest []string
+	inRepo := map[string]bool{}
+	for _, p := range paths {
+		dir, _ := splitDir(p)
+		in, err := ig.inRepository(dir)
+		if err != nil {
+			return nil, err
+		}
+		if in {
+			inRepo[p] = true
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	ignored, err := ig.byRules(ctx, rest)
+	if err != nil {
+		return nil, err
+	}
+	for p := range inRepo {
+		ignored[p] = true
+	}
+	return ignored, nil
+}
+
+// byRules is ignored by the rules alone, never asking whether a folder on
+// the way is a repository of its own.
+func (ig *ignorer) byRules(ctx context.Context, paths []string) (map[string]bool, error) {
 	ignored := map[string]bool{}
 	var forGit []string
 	for _, p := range paths {
-		dir, _ := splitDir(p)
-		if in, err := ig.inRepository(dir); err != nil || in {
-			if err != nil {
-				return nil, err
-			}
-			ignored[p] = true
-			continue
-		}
 		if ig.blocks != nil {
 			out, err := ig.blocks.ignored(p)
 			if err != nil {

@@ -265,7 +265,7 @@ func printUndo(w io.Writer, u *adopt.Undo, applied, asJSON bool) {
 		}
 		left := u.Left
 		if left == nil {
-			left = []string{}
+			left = []adopt.UndoKept{}
 		}
 		_ = writeJSON(w, map[string]any{"ok": true, "mode": mode, "undone": applied, "root": u.Root, "adoptions": u.Adoptions,
 			"undo_actions": u.Steps, "kept": u.Kept, "made_folders": u.Folders, "temp_files": u.Temps, "folders_left": left, "undo_plan_hash": u.Hash})
@@ -294,7 +294,7 @@ func printUndo(w io.Writer, u *adopt.Undo, applied, asJSON bool) {
 	switch {
 	case applied:
 		for _, d := range u.Left {
-			fmt.Fprintf(w, "  kept the folder %s: it holds files adopt did not make\n", d)
+			fmt.Fprintf(w, "  kept the folder %s: %s\n", d.Path, d.Reason)
 		}
 	case len(u.Folders) > 0:
 		fmt.Fprintf(w, "  then the folders adopt made, each if nothing else is in it: %s\n", strings.Join(u.Folders, ", "))

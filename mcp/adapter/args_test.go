@@ -21,6 +21,7 @@ func TestInvalidArgumentsSayWhatToFix(t *testing.T) {
 	t.Parallel()
 	s := start(t, opts{}, fixtureWS(t))
 	const secretName = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	const hexKey, runKey = "d41d8cd98f00b204e9800998ecf8427e", "qwhzkxmvprtlsbdfnjgcyeuo"
 	for _, c := range []struct {
 		tool   string
 		args   map[string]any
@@ -32,8 +33,13 @@ func TestInvalidArgumentsSayWhatToFix(t *testing.T) {
 		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "foo": "argvalue"}, "foo",
 			`unknown argument "foo"; vivary_query takes workspace, text, edge_filters, explain, limit, path_filters, snippet_chars, type_filters`},
 		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", secretName: 1}, nil,
-			"an unknown argument (its name is not shown: only names of 1-32 lowercase letters, digits and '_' are repeated); vivary_query takes workspace, text, edge_filters, explain, limit, path_filters, snippet_chars, type_filters"},
+			"an unknown argument (its name is not shown: only a name like a schema key is repeated: 1-32 lowercase letters, digits and '_', at most 16 between two '_', at most 3 digits); vivary_query takes workspace, text, edge_filters, explain, limit, path_filters, snippet_chars, type_filters"},
 		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "Bogus Key\n": 1}, nil, "an unknown argument (its name is not shown"},
+		// Lowercase keys the credential screen lets pass as text (a 32-hex
+		// API key, a long random run) are not shown as names either.
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", hexKey: 1}, nil, "an unknown argument (its name is not shown"},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", runKey: 1}, nil, "an unknown argument (its name is not shown"},
+		{"vivary_query", map[string]any{"workspace": "ws0", "text": "x", "snippet_chars2": 1}, "snippet_chars2", `unknown argument "snippet_chars2"`},
 		{"vivary_query", map[string]any{"workspace": "ws0", "text": strings.Repeat("é", 4097)}, "text", "text is longer than 4096 characters"},
 		{"vivary_query", map[string]any{"workspace": "ws0", "text": " \t"}, "text", "text must not be empty or whitespace"},
 		{"vivary_query", map[string]any{"workspace": "ws0"}, "text", "text is required"},
@@ -63,7 +69,7 @@ func TestInvalidArgumentsSayWhatToFix(t *testing.T) {
 		if err := json.Unmarshal(je.Data, &data); err != nil || data.Argument != c.arg || "Invalid tool arguments: "+data.Detail != je.Message {
 			t.Errorf("%s %v: data %s (%v), want argument %v and the message's detail", c.tool, c.args, je.Data, err, c.arg)
 		}
-		for _, echoed := range []string{"9999", "2.5", "argvalue", secretName, "Bogus", "yes", "bad alias!", "../x", "/etc/passwd", "é"} {
+		for _, echoed := range []string{"9999", "2.5", "argvalue", secretName, "Bogus", "yes", "bad alias!", "../x", "/etc/passwd", "é", hexKey, runKey} {
 			if strings.Contains(je.Message, echoed) || strings.Contains(string(je.Data), echoed) {
 				t.Errorf("%s %v: the refusal repeats %q: %s %s", c.tool, c.args, echoed, je.Message, je.Data)
 			}

@@ -38,19 +38,34 @@ func bad(arg, format string, a ...any) error {
 }
 
 // nameShape is what an argument name the caller made up must look like to
-// be repeated in a refusal: a misspelt schema key. Anything else (a value
-// pasted where a name belongs, a credential) is described, never shown.
+// be repeated in a refusal: a misspelt schema key, words of lowercase
+// letters joined by '_'. Anything else (a value pasted where a name
+// belongs, a credential) is described, never shown.
 var nameShape = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 
-// shownName is name, quoted, when it is safe to repeat, else "".
+// shownName is name, quoted, when it is safe to repeat, else "". Beyond
+// the shape and the credential screen (made for text, which lets a bare
+// key such as 32 lowercase hex digits pass), a name is shown only when it
+// reads like words: no part between '_' longer than 16 characters, and at
+// most 3 digits in all. A random key almost never does.
 func shownName(name string) string {
-	if nameShape.MatchString(name) && guard.OutputSafe(name, 32) {
-		return strconv.Quote(name)
+	if !nameShape.MatchString(name) || !guard.OutputSafe(name, 32) {
+		return ""
 	}
-	return ""
+	digits := 0
+	for _, c := range name {
+		if c >= '0' && c <= '9' {
+			digits++
+		}
+	}
+	if digits > 3 || slices.ContainsFunc(strings.Split(name, "_"), func(part string) bool { return len(part) > 16 }) {
+		return ""
+	}
+	return strconv.Quote(name)
 }
 
-const hiddenName = "(its name is not shown: only names of 1-32 lowercase letters, digits and '_' are repeated)"
+const hiddenName = "(its name is not shown: only a name like a schema key is repeated: 1-32 lowercase letters, digits and '_', " +
+	"at most 16 between two '_', at most 3 digits)"
 
 // args are the validated arguments of one call, defaults applied.
 type args struct {
