@@ -113,9 +113,38 @@ func securityText(s string) string {
 		if unicode.In(r, unicode.C, unicode.M) {
 			continue
 		}
+		if r > unicode.MaxASCII && IsDash(r) {
+			// "Smart punctuation" writes ‐ ‑ – − for "-": a key's
+			// prefix and a key block's fence read the same with them.
+			b.WriteByte('-')
+			continue
+		}
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// IsDash reports a rune that reads as "-": Unicode's dash punctuation
+// (hyphens, en and em dashes, the figure dash, the horizontal bar, the
+// small and full-width hyphen-minus, the wave dashes), the minus signs
+// (U+2212, the heavy and modifier minus), the hyphen bullet and the
+// horizontal box-drawing lines a fence can be drawn with.
+func IsDash(r rune) bool {
+	switch {
+	case r == '-':
+		return true
+	case r < 0x80:
+		return false
+	case unicode.Is(unicode.Pd, r):
+		return true
+	}
+	switch r {
+	case 0x2212, 0x2796, 0x02D7, 0x2043, 0x207B, 0x208B, 0x23AF, 0x23E4, 0x2E3A, 0x2E3B, 0x10EAD,
+		0x2500, 0x2501, 0x2504, 0x2505, 0x2508, 0x2509, 0x254C, 0x254D, 0x2574, 0x2576, 0x2578, 0x257A, 0x257C, 0x257E,
+		0xFE58:
+		return true
+	}
+	return false
 }
 
 var (

@@ -35,6 +35,8 @@ func Skeleton(s string) string {
 		}
 		if m, ok := confusables[r]; ok {
 			r = m
+		} else if IsDash(r) {
+			r = '-'
 		}
 		b.WriteRune(r)
 	}
