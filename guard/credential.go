@@ -239,7 +239,18 @@ func assignmentAt(t string, op int) bool {
 		// Authorization: Bearer <credential>: the scheme names the kind.
 		a, b = valueSpan(t, b)
 	}
+	if spellsName(t[nameStart(t, end):end], t[a:b]) || secretVariable(t, end, a, b) {
+		return false
+	}
 	return isValue(t, a, b)
+}
+
+// nameStart is where the name that ends at t[end] starts.
+func nameStart(t string, end int) int {
+	for end > 0 && isNameByte(t[end-1]) {
+		end--
+	}
+	return end
 }
 
 // insidePlaceholder reports a name that opens a {{…}} placeholder, the

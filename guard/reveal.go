@@ -269,7 +269,7 @@ func decode(s string) string {
 	return s
 }
 
-// tableView writes each Markdown table row's cells as "a: b" where b
+// tableView writes each Markdown table row's cells as "a : b" where b
 // looks like a value and "a ; b" where it does not, so a row
 // | password | hunter2 | reads as the assignment it is and a settings
 // table's | Passwords | Button | [[…|Set a password]] | does not. Only the
@@ -294,7 +294,9 @@ func tableView(t string) string {
 		for k, c := range tableCells(row[1 : len(row)-1]) {
 			if k > 0 {
 				if cellValue(c) {
-					b.WriteString(": ")
+					// Spaced on both sides: a value cell before it must
+					// not read as "value:".
+					b.WriteString(" : ")
 				} else {
 					b.WriteString(" ; ")
 				}
