@@ -143,26 +143,27 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 // CPU time of each over the rounds (which a busy machine stretches far
 // less than the wall clock) and their ratio, ref/screen.
 func BenchmarkScreenAgainstReference(b *testing.B) {
+	texts := screenDirs(b)
+	compareCost(b, texts, refCredential, Credential)
+}
+
+// screenDirs reads the Markdown of the folders in VIVARY_SCREEN_DIRS, or
+// skips the benchmark.
+func screenDirs(b *testing.B) []string {
 	var texts []string
 	for _, d := range filepath.SplitList(os.Getenv("VIVARY_SCREEN_DIRS")) {
-		texts = append(texts, readMarkdown(d)...)
+		filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && strings.HasSuffix(p, ".md") {
+				if t, err := os.ReadFile(p); err == nil {
+					texts = append(texts, string(t))
+				}
+			}
+			return nil
+		})
 	}
 	if len(texts) == 0 {
 		b.Skip("set VIVARY_SCREEN_DIRS")
 	}
-	compareCost(b, texts, refCredential, Credential)
-}
-
-func readMarkdown(dir string) []string {
-	var texts []string
-	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
-		if err == nil && !e.IsDir() && strings.HasSuffix(p, ".md") {
-			if t, err := os.ReadFile(p); err == nil {
-				texts = append(texts, string(t))
-			}
-		}
-		return nil
-	})
 	return texts
 }
 
@@ -192,13 +193,7 @@ func compareCost(b *testing.B, texts []string, ref, f func(string) bool) {
 // BenchmarkWordGateAgainstReference is the word gate alone, as
 // BenchmarkScreenAgainstReference measures the screen.
 func BenchmarkWordGateAgainstReference(b *testing.B) {
-	var texts []string
-	for _, d := range filepath.SplitList(os.Getenv("VIVARY_SCREEN_DIRS")) {
-		texts = append(texts, readMarkdown(d)...)
-	}
-	if len(texts) == 0 {
-		b.Skip("set VIVARY_SCREEN_DIRS")
-	}
+	texts := screenDirs(b)
 	none := func(a, b int) bool { return false }
 	compareCost(b, texts, func(t string) bool { refForLongWords(t, 16, none); return false },
 		func(t string) bool { forLongWords(t, 16, none); return false })
