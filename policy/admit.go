@@ -10,6 +10,7 @@ package policy
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -214,11 +215,32 @@ func AnyIgnored(ctx context.Context, ws *workspace.Workspace, rels []string) (bo
 	if err != nil {
 		return true, err
 	}
+	// A path beneath a folder whose entries cannot be looked at is judged
+	// as one beneath a folder that does not exist: nothing there can be
+	// read, so no marker or ignore file of its own can matter, and the
+	// rules above still judge it. Refusing the call instead would tell a
+	// caller which folders are unreadable.
+	ig.lstat = absentIfUnreadable(ws.Lstat)
+	if ig.blocks != nil {
+		ig.blocks.lstat = ig.lstat
+	}
 	ignored, err := ig.ignored(ctx, uniqueSorted(rels))
 	if err != nil {
 		return true, err
 	}
 	return len(ignored) > 0, nil
+}
+
+// absentIfUnreadable is lstat, answering "nothing there" where a folder on
+// the way may not be searched (permission denied).
+func absentIfUnreadable(lstat func(string) (workspace.Info, error)) func(string) (workspace.Info, error) {
+	return func(rel string) (workspace.Info, error) {
+		info, err := lstat(rel)
+		if errors.Is(err, fs.ErrPermission) {
+			return workspace.Info{}, nil
+		}
+		return info, err
+	}
 }
 
 // ignorer answers, for one call, whether the ignore rules keep paths out,

@@ -2,6 +2,8 @@ package adapter_test
 
 import (
 	"errors"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,20 +91,7 @@ func TestAnUnreadableFolderIsCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked"), 0o755) })
-	var env []string
-	if os.Getuid() == 0 {
-		// The server runs as nobody: it must reach its binary and the
-		// workspace through folders others may search.
-		for _, p := range []string{filepath.Dir(bin), root} {
-			for dir := p; dir != "/" && dir != os.TempDir(); dir = filepath.Dir(dir) {
-				if st, err := os.Stat(dir); err == nil {
-					os.Chmod(dir, st.Mode().Perm()|0o005)
-				}
-			}
-		}
-		env = append(env, "VIVARY_TEST_AS_NOBODY=1")
-	}
-	s := startAs(t, env, root)
+	s := startAs(t, nobodyEnv(root), root)
 	res, e, err := s.call("vivary_find", map[string]any{"workspace": "ws0", "question": "quokka"})
 	if err != nil || e.Status != "known" {
 		t.Fatalf("vivary_find: %v %+v", err, e)
@@ -123,6 +112,75 @@ func TestAnUnreadableFolderIsCounted(t *testing.T) {
 	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "locked/inside.md") || strings.Contains(text, "unreadable") {
 		t.Fatalf("after chmod: %s", text)
 	}
+}
+
+// A path beneath a folder the server's user may not open is answered as a
+// path beneath a folder that does not exist, in a check's paths and a
+// query's path filters, in Git and outside it: nothing there can be read,
+// so the call is not refused for it, and no answer tells an unreadable
+// folder from a missing one (the folder is only counted).
+func TestAPathInAnUnreadableFolderIsAnAbsentOne(t *testing.T) {
+	t.Parallel()
+	for _, git := range []bool{false, true} {
+		root := testws.Thin(t, map[string]string{
+			"notes/open.md":     "# Quokka open\n\nquokka\n",
+			"locked/inside.md":  "# Quokka inside\n\nquokka\n",
+			"locked/.gitignore": "*.md\n",
+		})
+		if git {
+			testws.Git(t, root, "init", "-q")
+			if os.Getuid() == 0 {
+				// Git refuses a repository another user owns.
+				filepath.WalkDir(root, func(p string, _ fs.DirEntry, _ error) error { return os.Lchown(p, 65534, 65534) })
+			}
+		}
+		if err := os.Chmod(filepath.Join(root, "locked"), 0); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked"), 0o755) })
+		s := startAs(t, nobodyEnv(root), root)
+		for _, c := range []struct {
+			tool, arg string
+			extra     map[string]any
+		}{
+			{"vivary_check", "paths", nil},
+			{"vivary_query", "path_filters", map[string]any{"text": "quokka"}},
+		} {
+			answer := func(path string) string {
+				args := map[string]any{"workspace": "ws0", c.arg: []string{path}}
+				maps.Copy(args, c.extra)
+				res, e, err := s.call(c.tool, args)
+				if err != nil || e.Status != "known" {
+					t.Fatalf("git %v, %s %s: %v %+v", git, c.tool, path, err, e)
+				}
+				text := res.Content[0].(*mcp.TextContent).Text
+				return strings.ReplaceAll(text, path, "P")
+			}
+			for _, p := range []string{"locked/inside.md", "locked", "locked/sub/x.md"} {
+				absent := "absent" + strings.TrimPrefix(p, "locked")
+				if got, want := answer(p), answer(absent); got != want {
+					t.Errorf("git %v, %s %s answers\n%s\nbut %s\n%s", git, c.tool, p, got, absent, want)
+				}
+			}
+		}
+	}
+}
+
+// nobodyEnv is startAs's env for a server that runs as nobody when the
+// tests run as root: it must then reach its binary and the workspace
+// through folders others may search.
+func nobodyEnv(root string) []string {
+	if os.Getuid() != 0 {
+		return nil
+	}
+	for _, p := range []string{filepath.Dir(bin), root} {
+		for dir := p; dir != "/" && dir != os.TempDir(); dir = filepath.Dir(dir) {
+			if st, err := os.Stat(dir); err == nil {
+				os.Chmod(dir, st.Mode().Perm()|0o005)
+			}
+		}
+	}
+	return []string{"VIVARY_TEST_AS_NOBODY=1"}
 }
 
 // startAs is start, as nobody when VIVARY_TEST_AS_NOBODY is in env.
