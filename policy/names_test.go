@@ -67,6 +67,41 @@ func TestLookAlikeNames(t *testing.T) {
 	}
 }
 
+// TestLookAlikesOfEveryScript: a letter that looks like a Latin one is
+// that letter whatever script or block it comes from (UTS #39's
+// one-character confusables), a dash is a hyphen, and every form of a
+// capital I reads as l. Each name below was once admitted.
+func TestLookAlikesOfEveryScript(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{
+		"ꓢecret.md", "ꓢꓰꓚꓣꓰꓔ.md", // Lisu
+		"tⲟken.md", ".eⲚv", // Coptic
+		"t\U00010404ken.md", ".aw\U00010420", // Deseret
+		"t\U000104C2ken.md", ".gn\U000104CEpg", // Osage
+		"id_rᏕa", ".awᏕ", // Cherokee
+		".enᐯ", "ᑭassword.md", // Canadian Syllabics
+		".e\U00010513v", ".dంcker", ".dಂcker", // Elbasan; the anusvara, a spacing mark, as o
+		"t\U000118E0ken.md", "secre\U000118BC.md", // Warang Citi
+		"t०ken.md", "t০ken.md", "t੦ken.md", "t૦ken.md", "t௦ken.md", "t౦ken.md", "t೦ken.md", "t൦ken.md", "t๐ken.md", "t໐ken.md", // Indic and Thai digits
+		"tဝken.md", "tჿken.md", "t〇ken.md", "tهken.md", "t߀ken.md", // Myanmar, Georgian, CJK, Arabic, NKo
+		"٠env", "۰env.md", "ꓸenv", // dots
+		".℮nv", ".ⴹnv", ".ꬲnv", ".eռv", // symbols, Tifinagh, blackletter, Armenian
+		".en∨", ".gi⊤", ".do\U0001F74Cker", ".docᛕer", // logic, runes, alchemy
+		"api‐key.md", "private‒key.md", "sftp–config.json", "private˗key", "api−key.md", // dashes
+		"credentiaℐs", "credentiaⅠs", "credentiaＩs", "credentia∣s", // capital I and bars as l
+	} {
+		if !policy.SensitiveName(s) {
+			t.Errorf("%q (%+q) admitted", s, s)
+		}
+	}
+	// Scripts spell their own words: no Latin look-alike is made of them.
+	for _, s := range []string{"نرم‌افزار.md", "हिन्दी.md", "ភាសាខ្មែរ.md", "ᏣᎳᎩ.md", "Ⲙⲉⲧⲣⲉⲙⲛ̀ⲭⲏⲙⲓ.md", "ꓡꓲꓢꓳ.md", "၀၁၂.md", "٢٠٢٤.md"} {
+		if policy.SensitiveName(s) {
+			t.Errorf("%q is called secret-looking", s)
+		}
+	}
+}
+
 func hex2(c byte) string {
 	return strings.ToLower(string("0123456789ABCDEF"[c>>4]) + string("0123456789ABCDEF"[c&15]))
 }
