@@ -133,7 +133,7 @@ func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates
 	if ig == nil {
 		ig, err = newIgnorer(ctx, ws, opt.IgnoreFiles)
 	} else {
-		err = ig.addIgnoreFiles(ws, opt.IgnoreFiles)
+		err = ig.addIgnoreFiles(opt.IgnoreFiles)
 	}
 	if err != nil {
 		return nil, err
@@ -283,7 +283,7 @@ func newIgnorerPlanned(ctx context.Context, ws *workspace.Workspace, ignoreFiles
 			return nil, err
 		}
 	}
-	if err := ig.addIgnoreFiles(ws, ignoreFiles); err != nil {
+	if err := ig.addIgnoreFiles(ignoreFiles); err != nil {
 		return nil, err
 	}
 	return ig, nil
@@ -291,13 +291,17 @@ func newIgnorerPlanned(ctx context.Context, ws *workspace.Workspace, ignoreFiles
 
 // addIgnoreFiles takes in the .gitignore entries a walk met: in a worktree
 // a linked one refuses; outside Git each nested one must be a block.
-func (ig *ignorer) addIgnoreFiles(ws *workspace.Workspace, ignoreFiles []string) error {
+func (ig *ignorer) addIgnoreFiles(ignoreFiles []string) error {
 	if ig.mode != ModeThin {
 		for _, f := range ignoreFiles {
 			if _, name := splitDir(f); name != ".gitignore" {
 				continue // Git's own case rules decide whether it reads it
 			}
-			if info, err := ws.Lstat(f); err != nil || info.IsLink() {
+			info, err := ig.lstat(f)
+			if errors.Is(err, fs.ErrPermission) {
+				return unavailable("a folder holding a .gitignore could not be searched (its permissions changed while the workspace was read); run again", err)
+			}
+			if err != nil || info.IsLink() {
 				return unavailable("a .gitignore in the workspace is a link; Git skips linked ignore files, so replace it with a regular file", err)
 			}
 		}
