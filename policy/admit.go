@@ -217,10 +217,11 @@ func AnyIgnored(ctx context.Context, ws *workspace.Workspace, rels []string) (bo
 	}
 	// A path beneath a folder whose entries cannot be looked at is judged
 	// as one beneath a folder that does not exist: nothing there can be
-	// read, so no marker or ignore file of its own can matter, and the
-	// rules above still judge it. Refusing the call instead would tell a
-	// caller which folders are unreadable.
-	ig.lstat = absentIfUnreadable(ws.Lstat)
+	// read, so no marker or ignore file of its own can matter (nor Git's
+	// warning that it could not read one), and the rules above still judge
+	// it. Refusing the call instead would tell a caller which folders are
+	// unreadable.
+	ig.lstat, ig.argument = absentIfUnreadable(ws.Lstat), true
 	if ig.blocks != nil {
 		ig.blocks.lstat = ig.lstat
 	}
@@ -255,6 +256,9 @@ type ignorer struct {
 	// lstat is ws.Lstat, or a batch reader's while a batch of folders is
 	// asked about (each folder then opened once, beneath its parent).
 	lstat func(rel string) (workspace.Info, error)
+	// argument: the paths asked about are a caller's arguments, whose
+	// answer reads nothing (AnyIgnored).
+	argument bool
 }
 
 func newIgnorer(ctx context.Context, ws *workspace.Workspace, ignoreFiles []string) (*ignorer, error) {
@@ -342,7 +346,7 @@ func (ig *ignorer) ignored(ctx context.Context, paths []string) (map[string]bool
 	if ig.mode == ModeThin {
 		return ignored, nil
 	}
-	byGit, err := gitIgnoredBatched(ctx, ig.site, forGit, ig.excludes)
+	byGit, err := gitIgnoredBatched(ctx, ig.site, forGit, ig.excludes, !ig.argument)
 	if err != nil {
 		return nil, err
 	}

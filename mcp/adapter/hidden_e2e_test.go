@@ -196,3 +196,41 @@ func startAs(t *testing.T, env []string, roots ...string) *server {
 	}
 	return start(t, opts{env: env}, roots...)
 }
+
+// An ignore file Git may not read (no read permission for the server's
+// user) hides what it hides all the same: Git goes on without it, with
+// only a warning, so the call is refused rather than served with its
+// rules missing, whether it is a folder's .gitignore, the root's or
+// .git/info/exclude.
+func TestAnIgnoreFileGitCannotReadRefuses(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ file, rule string }{
+		{"notes/.gitignore", "quokka-draft.md\n"},
+		{".gitignore", "notes/quokka-draft.md\n"},
+		{".git/info/exclude", "notes/quokka-draft.md\n"},
+	} {
+		root := testws.Thin(t, map[string]string{
+			"notes/open.md":         "# Quokka open\n\nquokka\n",
+			"notes/quokka-draft.md": "# Quokka draft\n\nquokka\n",
+		})
+		testws.Git(t, root, "init", "-q")
+		old, _ := os.ReadFile(filepath.Join(root, c.file))
+		testws.Write(t, root, c.file, string(old)+c.rule)
+		if os.Getuid() == 0 {
+			// Git refuses a repository another user owns.
+			filepath.WalkDir(root, func(p string, _ fs.DirEntry, _ error) error { return os.Lchown(p, 65534, 65534) })
+		}
+		if err := os.Chmod(filepath.Join(root, c.file), 0); err != nil {
+			t.Fatal(err)
+		}
+		s := startAs(t, nobodyEnv(root), root)
+		res, e, err := s.call("vivary_find", map[string]any{"workspace": "ws0", "question": "quokka"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if e.Status == "known" || e.Reason == nil || *e.Reason != "privacy_policy_unavailable" || strings.Contains(text, "draft") {
+			t.Errorf("%s unreadable: %s", c.file, text)
+		}
+	}
+}
