@@ -234,3 +234,47 @@ func TestAnIgnoreFileGitCannotReadRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A path argument that names a hidden document (ignored, secret-looking
+// however disguised, in a secret-looking folder, unsafe, too large, holding
+// a credential) is answered exactly as the same path to a document that
+// does not exist: no check path or query path filter tells an agent that
+// something is there. (An attack pass compared 336 such pairs; these are
+// their representatives.)
+func TestAHiddenPathAnswersAsAMissingOne(t *testing.T) {
+	t.Parallel()
+	hidden := []string{
+		"drafts/quokka-one.md", "notes/quokka-one.draft.md", ".e\u200bnv-quokka-one.md", "id_\u200crsa-quokka-one.md",
+		"secrets/quokka-one.md", "se\u200ccrets/quokka-one.md", "tⲟken-quokka-one.md", "n\u202equokka-one.md",
+		"notes/quokka-one-leak.md", "notes/quokka-one-big.md",
+	}
+	files := map[string]string{"notes/open.md": "# Quokka open\n\nquokka\n"}
+	for _, p := range hidden {
+		files[p] = "# Quokka hidden\n\nquokka\n"
+	}
+	files["notes/quokka-one-leak.md"] = "# Quokka\n\nquokka sk_live_4eC39HqLyjWDarjtT1zdp7dc\n"
+	files["notes/quokka-one-big.md"] = "# Quokka\n\n" + strings.Repeat("quokka ", 1<<18)
+	root := testws.Thin(t, files)
+	testws.Write(t, root, ".gitignore", testws.Read(t, root, ".gitignore")+"drafts/\n*.draft.md\n")
+	testws.Git(t, root, "init", "-q")
+	s := start(t, opts{}, root)
+	for _, p := range hidden {
+		twin := strings.Replace(p, "quokka-one", "quokka-two", 1)
+		for _, c := range []struct{ tool, arg string }{{"vivary_check", "paths"}, {"vivary_query", "path_filters"}} {
+			answer := func(path string) string {
+				args := map[string]any{"workspace": "ws0", c.arg: []string{path}}
+				if c.tool == "vivary_query" {
+					args["text"] = "quokka"
+				}
+				res, _, err := s.call(c.tool, args)
+				if err != nil {
+					return err.Error()
+				}
+				return strings.ReplaceAll(res.Content[0].(*mcp.TextContent).Text, path, "P")
+			}
+			if got, want := answer(p), answer(twin); got != want {
+				t.Errorf("%s %+q answers\n%s\nbut %+q\n%s", c.tool, p, got, twin, want)
+			}
+		}
+	}
+}
