@@ -95,8 +95,10 @@ func TestAPlainFolderOfNotes(t *testing.T) {
 			t.Errorf("%s changed", rel)
 		}
 	}
-	if _, err := os.Lstat(filepath.Join(root, ".vivary/runtime")); !os.IsNotExist(err) {
-		t.Errorf("the runtime folder adopt made for its journal is still there: %v", err)
+	// The journal is gone; the runtime folder holds only the record an
+	// undo reads.
+	if names, err := os.ReadDir(filepath.Join(root, ".vivary/runtime")); err != nil || len(names) != 1 || names[0].Name() != filepath.Base(scaffold.RecordPath) {
+		t.Errorf("the runtime folder holds %v (%v), want only the adoption record", names, err)
 	}
 	if read(t, filepath.Join(root, ".vivary/workspace.toml")) != scaffold.AdoptedWorkspaceTOML("second-brain", []string{}) {
 		t.Error("workspace.toml is not the adopted template")
@@ -322,6 +324,12 @@ type killed struct{}
 // reached.
 func killAt(t *testing.T, root string, opt adopt.Options, hash string, step write.Step, nth int) (reached bool) {
 	t.Helper()
+	return stopAt(t, step, nth, func() error { _, _, err := adopt.Apply(bg, root, opt, hash); return err })
+}
+
+// stopAt runs a write and stops it dead at the nth occurrence of step.
+func stopAt(t *testing.T, step write.Step, nth int, run func() error) (reached bool) {
+	t.Helper()
 	seen := 0
 	write.Hook = func(s write.Step, rel string) error {
 		if s == step {
@@ -340,8 +348,8 @@ func killAt(t *testing.T, root string, opt adopt.Options, hash string, step writ
 			reached = true
 		}
 	}()
-	if _, _, err := adopt.Apply(bg, root, opt, hash); err != nil {
-		t.Fatalf("Apply: %v", err)
+	if err := run(); err != nil {
+		t.Fatalf("the write that was to be stopped failed: %v", err)
 	}
 	return false
 }

@@ -24,19 +24,11 @@ const tempTag = "adopt"
 // hash is the approved one and it has no conflict, carries it out (see the
 // package doc). It returns the plan and Doctor's report.
 func Apply(ctx context.Context, target string, opt Options, approved string) (*Plan, *doctor.Report, error) {
-	if approved == "" {
-		return nil, nil, fail("adopt apply requires --apply <hash> from the approved preview")
-	}
-	ws, abs, err := bind(target)
+	ws, abs, root, done, err := locked(target, approved, "adopt apply requires --apply <hash> from the approved preview")
 	if err != nil {
 		return nil, nil, err
 	}
-	defer ws.Close()
-	root, err := lockedRoot(ws)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer root.Close()
+	defer done()
 	p, err := plan(ctx, ws, abs, opt)
 	if err != nil {
 		return nil, nil, err
@@ -69,10 +61,50 @@ func Apply(ctx context.Context, target string, opt Options, approved string) (*P
 	if !rep.OK {
 		return nil, nil, t.rollback(fail("Doctor failed after adopt: %s", strings.Join(rep.Errors, "; ")))
 	}
-	if err := t.finish(); err != nil {
+	if err := t.remember(); err != nil {
+		return nil, nil, t.rollback(fail("adopt could not add this adoption to its record, which `--undo` needs (%v)", err))
+	}
+	if err := t.removeJournal(); err != nil {
 		return nil, nil, fail("adopt wrote every file and Doctor is healthy, but removing its journal failed (%v); run `create-vivary doctor`", err)
 	}
 	return p, rep, nil
+}
+
+// remember adds this adoption to the record an undo reads: the last write
+// of the transaction, so a failure before it rolls everything back, and a
+// kill after it leaves the journal, whose recovery takes the entry out
+// again.
+func (t *txn) remember() error {
+	r, prev, err := loadRecord(t.root.Workspace())
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		r = &record{Schema: recordSchema}
+	}
+	r.Adoptions = append(r.Adoptions, t.entry())
+	_, err = putRecord(t.root, r, prev)
+	return err
+}
+
+// locked is the start of every apply: an approved hash is required (else
+// the refusal missing), the target is bound and opened for writing under
+// its write lock, so the plan the caller makes next is the one that runs.
+// done releases the lock and the handles.
+func locked(target, approved, missing string) (*workspace.Workspace, string, *write.Root, func(), error) {
+	if approved == "" {
+		return nil, "", nil, nil, fail("%s", missing)
+	}
+	ws, abs, err := bind(target)
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	root, err := lockedRoot(ws)
+	if err != nil {
+		ws.Close()
+		return nil, "", nil, nil, err
+	}
+	return ws, abs, root, func() { root.Close(); ws.Close() }, nil
 }
 
 // lockedRoot opens ws for writing and takes its write lock.
@@ -84,7 +116,7 @@ func lockedRoot(ws *workspace.Workspace) (*write.Root, error) {
 	if err := root.Lock(); err != nil {
 		root.Close()
 		if errors.Is(err, write.ErrBusy) {
-			return nil, fail("adopt refused: another create-vivary write (an adoption or a recovery, a record or an init) is running in this folder; run it again when that one has finished")
+			return nil, fail("adopt refused: another create-vivary write (an adoption, a recovery or an undo, a record or an init) is running in this folder; run it again when that one has finished")
 		}
 		return nil, fail("adopt refused: the folder cannot be locked for writing (%v)", err)
 	}
@@ -232,17 +264,6 @@ func (t *txn) run() error {
 	return nil
 }
 
-// finish removes the journal and the runtime folder when adopt made it.
-func (t *txn) finish() error {
-	if err := t.removeJournal(); err != nil {
-		return err
-	}
-	if slices.Contains(t.jdirs, ".vivary/runtime") {
-		return t.root.RemoveEmptyDir(".vivary/runtime")
-	}
-	return nil
-}
-
 func (t *txn) removeJournal() error {
 	d, err := t.root.Dir(".vivary/runtime")
 	if err != nil {
@@ -267,7 +288,7 @@ func (t *txn) rollback(cause error) error {
 	steps, problems := recoverySteps(t.root.Workspace(), t.j, true)
 	if len(problems) == 0 {
 		if t.last != nil {
-			steps = append(steps, Step{Path: scaffold.JournalPath, Operation: opRemoveJournal, journal: t.last})
+			steps = append(steps, Step{Path: scaffold.JournalPath, Operation: opRemoveJournal, expect: t.last})
 		}
 		steps = append(steps, cleanupSteps(t.root.Workspace(), t.j.Dirs)...)
 	}

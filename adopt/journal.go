@@ -44,10 +44,12 @@ type jAction struct {
 	TransientHash *string `json:"transient_after_hash"` // .gitignore with the marker line, when it is written first
 }
 
-// encode renders the journal as Python's json.dumps(sort_keys=True,
-// indent=2) with ASCII escapes, plus a newline.
-func (j *journal) encode() ([]byte, error) {
-	b, err := canon.Encode(j, canon.Options{Order: canon.CodePoint, ASCII: true})
+func (j *journal) encode() ([]byte, error) { return encodeJSON(j) }
+
+// encodeJSON renders v as Python's json.dumps(sort_keys=True, indent=2)
+// with ASCII escapes, plus a newline: the journal's and the record's form.
+func encodeJSON(v any) ([]byte, error) {
+	b, err := canon.Encode(v, canon.Options{Order: canon.CodePoint, ASCII: true})
 	if err != nil {
 		return nil, err
 	}

@@ -118,6 +118,11 @@ func plan(ctx context.Context, ws *workspace.Workspace, abs string, opt Options)
 	if scaffold.JournalLeft(ws) {
 		pl.conflict(scaffold.JournalPath, "an unfinished adoption journal exists; run `create-vivary adopt DIR --recover` to preview restoring the files, and apply that first")
 	}
+	if rec, _, err := loadRecord(ws); err != nil {
+		pl.conflict(scaffold.RecordPath, "%v", err)
+	} else if rec != nil && rec.Undoing != nil {
+		pl.conflict(scaffold.RecordPath, "an undo of this folder's adoption was interrupted; run `create-vivary adopt DIR --undo` to preview finishing it, and apply that first")
+	}
 	if err := pl.config(opt, sv); err != nil {
 		return nil, err
 	}

@@ -24,8 +24,9 @@ const (
 	opDelete        = "delete-created" // remove a file adopt created
 	opNone          = "no-op"          // the file already holds its original bytes (or is gone, as before)
 	opRemoveJournal = "remove-journal"
-	opRemoveTemp    = "remove-temp"   // a temp file a killed write left
-	opRemoveFolder  = "remove-folder" // a folder adopt made, if it is empty
+	opRemoveTemp    = "remove-temp"      // a temp file a killed write left
+	opRemoveFolder  = "remove-folder"    // a folder adopt made, if it is empty
+	opForget        = "forget-in-record" // take the interrupted adoption out of the record again
 )
 
 // Step is one step of a recovery.
@@ -36,7 +37,7 @@ type Step struct {
 	RestoreHash *string `json:"restore_hash"`
 	before      []byte
 	accept      []string
-	journal     []byte // the journal bytes a remove-journal step expects
+	expect      []byte // the bytes a remove-journal or forget step expects
 }
 
 // Recovery undoes an interrupted adoption: previewed with its own hash,
@@ -163,11 +164,13 @@ func execute(root *write.Root, steps []Step) error {
 				case rerr != nil:
 					err = rerr
 				case s.Operation == opDelete && !slices.Contains(s.accept, canon.Digest(data)),
-					s.Operation == opRemoveJournal && !bytes.Equal(data, s.journal):
+					s.Operation == opRemoveJournal && !bytes.Equal(data, s.expect):
 					err = write.ErrChanged
 				default:
 					err = d.Remove(name, info)
 				}
+			case opForget:
+				err = forget(root, s.expect)
 			case opRemoveTemp:
 				info, serr := d.Stat(name)
 				if serr == nil && info.IsRegular() {
@@ -200,19 +203,11 @@ func PreviewRecovery(ctx context.Context, target string) (*Recovery, error) {
 // its hash is the approved one. Doctor does not run: the folder is back as
 // it was before the adoption.
 func Recover(ctx context.Context, target, approved string) (*Recovery, error) {
-	if approved == "" {
-		return nil, fail("recovery apply requires --apply <hash> from the recovery preview")
-	}
-	ws, abs, err := bind(target)
+	ws, abs, root, done, err := locked(target, approved, "recovery apply requires --apply <hash> from the recovery preview")
 	if err != nil {
 		return nil, err
 	}
-	defer ws.Close()
-	root, err := lockedRoot(ws)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
+	defer done()
 	r, err := planRecovery(ws, abs)
 	if err != nil {
 		return nil, err
@@ -254,7 +249,16 @@ func planRecovery(ws *workspace.Workspace, abs string) (*Recovery, error) {
 		}
 		r.Steps = append(r.Steps, steps...)
 		if jbytes != nil {
-			r.Steps = append(r.Steps, Step{Path: scaffold.JournalPath, Operation: opRemoveJournal, CurrentHash: str(canon.Digest(jbytes)), journal: jbytes})
+			// A kill after the adoption was recorded and before its journal
+			// went: the record must not keep what the recovery undoes.
+			rec, rb, err := loadRecord(ws)
+			if err != nil {
+				return nil, err
+			}
+			if rec != nil && len(rec.Adoptions) > 0 && rec.Adoptions[len(rec.Adoptions)-1].PlanHash == j.PlanHash {
+				r.Steps = append(r.Steps, Step{Path: scaffold.RecordPath, Operation: opForget, CurrentHash: str(canon.Digest(rb)), expect: rb})
+			}
+			r.Steps = append(r.Steps, Step{Path: scaffold.JournalPath, Operation: opRemoveJournal, CurrentHash: str(canon.Digest(jbytes)), expect: jbytes})
 		}
 	}
 	r.Steps = append(r.Steps, cleanupSteps(ws, dirs)...)
@@ -332,4 +336,19 @@ func markerJournal(ws *workspace.Workspace) (*journal, error) {
 	}
 	journalDirs := []string{".vivary", ".vivary/runtime"}
 	return &journal{PlanHash: m.Plan, Dirs: journalDirs[2-m.Dirs:], Actions: []jAction{a}}, nil
+}
+
+// forget takes the last adoption out of the record whose bytes are want,
+// and removes the record when no adoption is left in it.
+func forget(root *write.Root, want []byte) error {
+	r, err := decodeRecord(want)
+	if err != nil || len(r.Adoptions) == 0 {
+		return write.ErrChanged
+	}
+	r.Adoptions = r.Adoptions[:len(r.Adoptions)-1]
+	if len(r.Adoptions) == 0 {
+		return removeRecord(root, want)
+	}
+	_, err = putRecord(root, r, want)
+	return err
 }

@@ -10,11 +10,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/internal/version"
 	"github.com/vivary-dev/vivary-go/limits"
 	"github.com/vivary-dev/vivary-go/policy"
@@ -24,11 +27,18 @@ import (
 	"github.com/vivary-dev/vivary-go/workspace"
 )
 
-// Graph counts the typed graph.
+// Graph counts the typed graph, and (beyond the reference's keys) the
+// documents it was built from: one node per id, so documents that share an
+// id (one file name in several folders) are fewer nodes than documents.
 type Graph struct {
-	Nodes  int `json:"nodes"`
-	Edges  int `json:"edges"`
-	Broken int `json:"broken"`
+	Nodes     int `json:"nodes"`
+	Edges     int `json:"edges"`
+	Broken    int `json:"broken"`
+	Documents int `json:"documents"`
+	// SharedDocuments is how many documents share their id with another,
+	// SharedIDs how many ids they share.
+	SharedDocuments int `json:"shared_id_documents"`
+	SharedIDs       int `json:"shared_ids"`
 }
 
 // Compatibility reports the workspace contract.
@@ -72,20 +82,27 @@ var privacyProbes = []struct{ pattern, probe string }{
 	{"*.vivary-tmp", ".vivary-output.vivary-tmp"},
 }
 
-// Run checks the workspace at root. It fails only for a root it cannot
-// inspect at all; every workspace problem is an entry in Errors.
+// Run checks the workspace at root. It refuses (a *reason.Error) a root it
+// cannot inspect at all (missing, not a folder, unreachable) and a folder
+// that is not a Vivary workspace, as vivary refuses to read them; every
+// problem of a workspace is an entry in Errors.
 func Run(ctx context.Context, root string) (*Report, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, err
+		return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace path cannot be made absolute", err)
 	}
 	ws, err := workspace.Bind(abs)
 	if err != nil {
-		r := newReport(abs)
-		r.Errors = append(r.Errors, "target cannot be inspected: "+message(err))
-		return r, nil
+		return nil, err
 	}
 	defer ws.Close()
+	// Without its type policy, and with no adoption to recover, a folder
+	// is not a workspace with problems but no workspace at all: one
+	// sentence that says what makes it one, not a list of every contract
+	// file it lacks.
+	if info, err := ws.Lstat(policy.ThinConfigPath); err == nil && !info.Exists && len(interrupted(ws)) == 0 {
+		return nil, reason.New(reason.WorkspaceUnavailable, policy.NotWorkspace)
+	}
 	return Inspect(ctx, produce.NewReader(ws), abs), nil
 }
 
@@ -179,13 +196,16 @@ func inspect(ctx context.Context, reader *produce.Reader, root string, adopting 
 			r.Warnings = append(r.Warnings, "the folder "+d+"/ cannot be opened (permission denied), so nothing in it is read; give your user read and search permission on it to include it")
 		}
 	}
-	g := &Graph{Nodes: len(snap.Graph.Nodes), Edges: len(snap.Graph.Edges)}
+	g := &Graph{Nodes: len(snap.Graph.Nodes), Edges: len(snap.Graph.Edges), Documents: len(snap.Docs)}
 	for _, e := range snap.Graph.Edges {
 		if e.Broken {
 			g.Broken++
 		}
 	}
 	r.Graph = g
+	if w := g.shared(snap.Docs); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
 	if g.Broken > 0 {
 		r.Errors = append(r.Errors, fmt.Sprintf("graph has %d broken edge(s)", g.Broken))
 	}
@@ -196,13 +216,67 @@ func inspect(ctx context.Context, reader *produce.Reader, root string, adopting 
 	return r
 }
 
-// interrupted reports what a killed adoption left: its journal, or the
-// pre-journal marker line at the end of .gitignore.
+// shared counts the documents that share an id and, when there are any,
+// says why the graph has fewer nodes than there are documents and where to
+// look: the top folders that hold them, and the id most documents share.
+func (g *Graph) shared(docs []*graph.Document) string {
+	holders := map[string][]string{} // id -> paths, in path order
+	for _, d := range docs {
+		holders[d.ID] = append(holders[d.ID], d.Path)
+	}
+	var top string
+	folders := map[string]bool{}
+	for id, paths := range holders {
+		if len(paths) < 2 {
+			continue
+		}
+		g.SharedIDs++
+		g.SharedDocuments += len(paths)
+		for _, p := range paths {
+			if dir, _, ok := strings.Cut(p, "/"); ok {
+				folders[dir+"/"] = true
+			} else {
+				folders["the root"] = true
+			}
+		}
+		if n, m := len(paths), len(holders[top]); top == "" || n > m || (n == m && id < top) {
+			top = id
+		}
+	}
+	if g.SharedIDs == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d documents share an id with another document (%d ids are shared), so the graph has %d nodes: "+
+		"an id comes from the file name, and the graph keeps the first document of each id (search still finds every one by its path). "+
+		"They are in %s; the id shared most is %q (%d documents: %s). "+
+		"Give the files you ref distinct names; `vivary check` warns (W221) about each ref to a shared id",
+		g.SharedDocuments, g.Documents, g.SharedIDs, g.Nodes, firstFew(slices.Sorted(maps.Keys(folders)), "more folders"), top, len(holders[top]),
+		firstFew(holders[top], "more"))
+}
+
+// firstFew lists the first three of xs and how many more there are.
+func firstFew(xs []string, more string) string {
+	out := strings.Join(xs[:min(3, len(xs))], ", ")
+	if len(xs) > 3 {
+		out += fmt.Sprintf(" and %d %s", len(xs)-3, more)
+	}
+	return out
+}
+
+// interrupted reports what a killed adoption left (its journal, or the
+// pre-journal marker line at the end of .gitignore) and what a killed undo
+// left (its mark in the adoption record).
 func interrupted(ws *workspace.Workspace) []string {
 	const recover = "run `create-vivary adopt DIR --recover` to preview restoring the original files, then apply it with --recover --apply HASH"
 	var out []string
 	if scaffold.JournalLeft(ws) {
 		out = append(out, "unfinished adoption journal exists; "+recover)
+	}
+	if info, err := ws.Lstat(scaffold.RecordPath); err == nil && info.IsRegular() {
+		if data, _, err := ws.ReadFile(scaffold.RecordPath, 1<<20, nil); err == nil && scaffold.UndoInterrupted(data) {
+			out = append(out, "an undo of this folder's adoption was interrupted, so the folder is half undone; "+
+				"run `create-vivary adopt DIR --undo` to preview finishing it, then apply it with --undo --apply HASH")
+		}
 	}
 	if info, err := ws.Lstat(".gitignore"); err == nil && info.IsRegular() {
 		data, _, err := ws.ReadFile(".gitignore", 2*limits.MaxFileBytes, nil)

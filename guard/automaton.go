@@ -13,21 +13,28 @@ type automaton struct {
 	hit     []bool     // len(hits[state]) > 0, read on every byte
 }
 
-func newAutomaton(rules []*rule, pick func(*rule) bool) *automaton {
-	a := &automaton{classes: 1}
-	type kw struct {
-		s    string
-		rule uint16
-	}
-	var kws []kw
+// keyword is one string an automaton finds and the id it reports.
+type keyword struct {
+	s  string
+	id uint16
+}
+
+// ruleKeywords are the keys of the rules pick chooses, each reporting its
+// rule's index.
+func ruleKeywords(rules []*rule, pick func(*rule) bool) []keyword {
+	var kws []keyword
 	for i, r := range rules {
-		if !pick(r) {
-			continue
-		}
-		for _, k := range r.keys {
-			kws = append(kws, kw{strings.ToLower(k), uint16(i)})
+		if pick(r) {
+			for _, k := range r.keys {
+				kws = append(kws, keyword{strings.ToLower(k), uint16(i)})
+			}
 		}
 	}
+	return kws
+}
+
+func newAutomaton(kws []keyword) *automaton {
+	a := &automaton{classes: 1}
 	for _, k := range kws {
 		for i := 0; i < len(k.s); i++ {
 			c := k.s[i]
@@ -54,7 +61,7 @@ func newAutomaton(rules []*rule, pick func(*rule) bool) *automaton {
 			}
 			s = int(trie[s][c])
 		}
-		a.hits[s] = append(a.hits[s], k.rule)
+		a.hits[s] = append(a.hits[s], k.id)
 	}
 	if len(trie) > 1<<16 {
 		panic("guard: keyword automaton too large")
@@ -89,12 +96,13 @@ func newAutomaton(rules []*rule, pick func(*rule) bool) *automaton {
 	return a
 }
 
-// ruleSet is a set of rule indices.
-type ruleSet [4]uint64
+// ruleSet is a set of ids: rule indices, and past them the vendor
+// prefixes'.
+type ruleSet [8]uint64
 
 func (r *ruleSet) add(i uint16)   { r[i>>6] |= 1 << (i & 63) }
 func (r *ruleSet) has(i int) bool { return r[i>>6]&(1<<(i&63)) != 0 }
-func (r *ruleSet) empty() bool    { return r[0]|r[1]|r[2]|r[3] == 0 }
+func (r *ruleSet) empty() bool    { return *r == ruleSet{} }
 
 // scan adds to set the rules whose keyword occurs in s, starting from
 // state st (0 at the start of a text); it returns the state it ends in,

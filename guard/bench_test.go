@@ -1,11 +1,9 @@
 package guard_test
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/guard"
@@ -31,16 +29,8 @@ func benchTexts(tb testing.TB) []string {
 func markdownTexts(tb testing.TB, root string) []string {
 	tb.Helper()
 	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		out = append(out, string(b))
-		return err
-	})
-	if err != nil {
-		tb.Fatal(err)
+	for _, n := range markdownTextsNamed(tb, root) {
+		out = append(out, n.text)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package guard_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,13 +35,14 @@ func TestTldrPlaceholdersAdmitted(t *testing.T) {
 	}
 }
 
-// TestTldrCorpus measures the whole tldr corpus when the shared copy is
-// there: at most 0.1% of its pages may be dropped.
+// TestTldrCorpus measures the whole tldr corpus, every language, when the
+// shared copy is there: at most 0.1% of its pages may be hidden for their
+// content. -v lists the rate per language and the pages hidden.
 func TestTldrCorpus(t *testing.T) {
 	// shared/ stands beside the repository (CI) or beside the worktrees.
 	root := ""
 	for _, up := range []string{"../..", "../../.."} {
-		if p := filepath.Join(up, "shared", "corpora", "tldr", "pages"); exists(p) {
+		if p := filepath.Join(up, "shared", "corpora", "tldr"); exists(filepath.Join(p, "pages")) {
 			root = p
 			break
 		}
@@ -48,17 +50,70 @@ func TestTldrCorpus(t *testing.T) {
 	if root == "" {
 		t.Skip("no shared/corpora/tldr beside the repository; testdata/tldr keeps the regression")
 	}
-	texts := markdownTexts(t, root)
-	dropped := 0
-	for _, s := range texts {
-		if guard.Credential(s) {
-			dropped++
+	langs, _ := filepath.Glob(filepath.Join(root, "pages*"))
+	total, hidden := 0, 0
+	for _, lang := range langs {
+		n, h := hiddenNotes(t, lang)
+		total, hidden = total+n, hidden+h
+		t.Logf("%s: %d of %d pages hidden", filepath.Base(lang), h, n)
+	}
+	t.Logf("tldr, %d languages: %d of %d pages hidden (%.3f%%)", len(langs), hidden, total, 100*float64(hidden)/float64(total))
+	if total < 30000 {
+		t.Errorf("only %d tldr pages", total)
+	}
+	if hidden*1000 > total {
+		t.Errorf("%d of %d tldr pages hidden, over 0.1%%", hidden, total)
+	}
+}
+
+// TestMarkdownCorpora measures any other folders of Markdown named in
+// VIVARY_FP_CORPORA (separated by ":"), and the documentation of the
+// interop packages when they are installed: -v reports the share hidden
+// and lists each hidden note (the README classifies them).
+func TestMarkdownCorpora(t *testing.T) {
+	roots := filepath.SplitList(os.Getenv("VIVARY_FP_CORPORA"))
+	if p := filepath.Join("..", "interop", "node_modules"); exists(p) {
+		roots = append(roots, p)
+	}
+	if len(roots) == 0 {
+		t.Skip("no corpus: set VIVARY_FP_CORPORA or run npm ci in interop/")
+	}
+	for _, root := range roots {
+		n, h := hiddenNotes(t, root)
+		t.Logf("%s: %d of %d notes hidden (%.2f%%)", root, h, n, 100*float64(h)/float64(max(n, 1)))
+	}
+}
+
+// hiddenNotes screens every .md file under root, logging each it hides.
+func hiddenNotes(t *testing.T, root string) (n, hidden int) {
+	t.Helper()
+	for _, s := range markdownTextsNamed(t, root) {
+		n++
+		if guard.Credential(s.text) {
+			hidden++
+			t.Logf("hidden: %s", s.path)
 		}
 	}
-	t.Logf("tldr: %d of %d pages dropped", dropped, len(texts))
-	if dropped*1000 > len(texts) {
-		t.Errorf("%d of %d tldr pages dropped, over 0.1%%", dropped, len(texts))
+	return n, hidden
+}
+
+type namedText struct{ path, text string }
+
+func markdownTextsNamed(tb testing.TB, root string) []namedText {
+	tb.Helper()
+	var out []namedText
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out = append(out, namedText{p, string(b)})
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
 	}
+	return out
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }

@@ -24,7 +24,7 @@ import (
 // type words (token: string) and plain settings (auth: required).
 func Credential(s string) bool {
 	t := securityText(s)
-	if strings.IndexByte(t, '@') >= 0 && userinfo(t) {
+	if strings.IndexByte(t, '@') >= 0 && (userinfo(t) || sqlplusFinds(t)) {
 		return true
 	}
 	if mayHoldToken(t) && (tokenRe.MatchString(t) || tokenAcrossLines(t)) {
@@ -97,8 +97,8 @@ func slugLike(s string) string {
 }
 
 var (
-	credURL     = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://([^\s/@:]+):([^\s/@]+)@`)
-	scpCred     = regexp.MustCompile(`(?:^|[\s"'(<\[=,;])([^\s/@:"'(<\[=,;]+):([^\s/@]+)@[^\s/]+:`)
+	credURL     = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://([^\s/@:]*):([^\s/@]+)@`)
+	scpCred     = regexp.MustCompile(`(?:^|[\s"'(<\[=,;])([^\s/@:"'(<\[=,;]+):([^\s/@]+)@[A-Za-z0-9_.\-\[\]]+:`)
 	tokenRe     = regexp.MustCompile(`(?:^|[^` + wordClass + `])(?:AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[baprs]-[A-Za-z0-9-]{10,})(?:[^` + wordClass + `]|$)`)
 	templateRef = regexp.MustCompile(`\{\{[^{}]*\}\}`)
 	privKey     = regexp.MustCompile(`-----BEGIN\s+(?:[A-Z0-9\s]+\s)?PRIVATE\s+KEY-----`)
@@ -108,13 +108,33 @@ var (
 // whose password is not a placeholder.
 func userinfo(t string) bool {
 	for _, re := range []*regexp.Regexp{credURL, scpCred} {
-		for _, m := range re.FindAllStringSubmatch(t, -1) {
-			if !placeholder(m[2]) {
+		for _, m := range re.FindAllStringSubmatchIndex(t, -1) {
+			if !placeholder(t[m[4]:m[5]]) && !inTemplate(t, m[4], m[5]) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// inTemplate reports that t[a:b] lies inside a {{…}} placeholder on its
+// line ("{{mysql://user:pass@host/db}}"): template syntax stands for the
+// whole of what it holds. The look either way is bounded.
+func inTemplate(t string, a, b int) bool {
+	lo := max(0, a-2*maxValue)
+	before := t[lo:a]
+	if i := strings.LastIndexByte(before, '\n'); i >= 0 {
+		before = before[i+1:]
+	}
+	open := strings.LastIndex(before, "{{")
+	if open < 0 || strings.Contains(before[open:], "}}") {
+		return false
+	}
+	after := t[b:min(len(t), b+2*maxValue)]
+	if i := strings.IndexByte(after, '\n'); i >= 0 {
+		after = after[:i]
+	}
+	return strings.Contains(after, "}}") || strings.Contains(t[a:b], "}}")
 }
 
 // mayHoldToken is a cheap filter for tokenRe: an AKIA or xox prefix, or
@@ -206,51 +226,32 @@ func assignmentAt(t string, op int) bool {
 	for k := 0; k < 3 && end > 0 && strings.IndexByte(" \t\"'", t[end-1]) >= 0; k++ {
 		end--
 	}
-	if op+1 < len(t) && t[op+1] == t[op] || !secretName(t, end) || insidePlaceholder(t, end) {
+	if op+1 < len(t) && t[op+1] == t[op] || !secretName(t, end) && !foreignName(t, end) || insidePlaceholder(t, end) {
 		// token::list, a::b: a scope, not an assignment.
 		return false
 	}
-	v := value(t, op+1)
-	if authSchemes[strings.ToLower(strings.Trim(v, `"'`))] {
-		// Authorization: Bearer <credential>: the scheme names the kind.
-		i := op + 1 + strings.Index(t[op+1:], v) + len(v)
-		v = value(t, i)
+	a, b := valueSpan(t, op+1)
+	if b-a <= 2 && b > a && strings.Trim(t[a:b], "*_") == "" {
+		// **Password:** hunter2: the label's closing emphasis.
+		a, b = valueSpan(t, b)
 	}
-	v = strings.Trim(v, "\"'`,;")
-	lv := strings.ToLower(v)
-	return v != "" && !safeValues[lv] && !proseWords[lv] && !placeholder(v)
+	if authSchemes[strings.ToLower(strings.Trim(t[a:b], `"'`))] {
+		// Authorization: Bearer <credential>: the scheme names the kind.
+		a, b = valueSpan(t, b)
+	}
+	return isValue(t, a, b)
 }
 
 // insidePlaceholder reports a name that opens a {{…}} placeholder, the
-// way command references write "{{Authorization: Bearer token}}".
+// way command references write "{{Authorization: Bearer token}}", or a
+// shell expansion.
 func insidePlaceholder(t string, end int) bool {
 	start := end
 	for start > 0 && isNameByte(t[start-1]) {
 		start--
 	}
-	return start >= 2 && t[start-2:start] == "{{"
-}
-
-// value is the first word after i on the same line.
-func value(t string, i int) string {
-	for i < len(t) && (t[i] == ' ' || t[i] == '\t') {
-		i++
-	}
-	j := i
-	for j < len(t) && !isSpaceByte(t[j]) {
-		if t[j] == '{' && strings.HasPrefix(t[j:], "{{") {
-			// A template reference is part of the value: {{user}}hunter2.
-			if k := strings.Index(t[j:], "}}"); k > 0 && !strings.ContainsAny(t[j:j+k], " \t\n") {
-				j += k + 2
-				continue
-			}
-		}
-		if strings.IndexByte("}]),;", t[j]) >= 0 {
-			break
-		}
-		j++
-	}
-	return t[i:j]
+	// ${TOKEN:-default} is a shell expansion, not an assignment.
+	return start >= 2 && (t[start-2:start] == "{{" || t[start-2:start] == "${")
 }
 
 // secretName reports whether t[:end] ends with a name whose last part is
@@ -298,9 +299,10 @@ func secretName(t string, end int) bool {
 		}
 		return false
 	}
-	for _, n := range []string{"auth", "authorization", "credentials"} {
+	for _, n := range exactNouns {
 		if strings.EqualFold(last, n) {
-			return true
+			// PWD and OLDPWD are the shell's working folders.
+			return !(n == "pwd" && (t[start:end] == "PWD" || t[start:end] == "OLDPWD"))
 		}
 	}
 	for _, n := range secretNouns {
@@ -330,24 +332,15 @@ func lastPart(t string, start, end int) int {
 }
 
 var (
-	secretNouns   = []string{"password", "passwd", "passphrase", "secret", "token", "credential", "apikey", "accesskey", "secretkey", "privatekey"}
+	secretNouns = []string{"password", "passwd", "passphrase", "secret", "token", "credential", "apikey", "accesskey",
+		"secretkey", "privatekey", "passwort", "kennwort", "wachtwoord", "losenord"}
+	// exactNouns are secret names only as a whole part: "pass" ends
+	// bypass and compass, "pwd" is also the shell's working folder.
+	exactNouns = []string{"auth", "authorization", "credentials", "pass", "pwd", "contrasena", "contrasenya",
+		"senha", "adgangskode", "passord", "salasana", "heslo", "jelszo", "sifre", "parola", "parol", "geslo",
+		"lozinka", "motdepasse"}
 	keyQualifiers = set("api", "access", "secret", "private", "client", "signing", "encryption", "master", "auth", "account", "service", "deploy", "ssh")
 	authSchemes   = set("bearer", "basic", "token", "digest", "bot", "apikey", "api-key", "sso-key")
-	// safeValues are type-spec words a policy file puts after "token:" and
-	// plain settings; neither is a secret.
-	safeValues = set("any", "boolean", "bool", "date", "datetime", "float", "integer", "int", "number", "null", "ref",
-		"ref-list", "slug", "string", "str", "url", "true", "false", "yes", "no", "on", "off", "none", "nil",
-		"required", "optional", "enabled", "disabled", "empty", "unset", "omitted", "hidden", "redacted")
-	// proseWords after "password:" mean a sentence, not a value.
-	proseWords = set("it", "is", "are", "be", "must", "should", "will", "can", "may", "you", "we", "they", "not",
-		"never", "always", "see", "use", "in", "on", "at", "or", "if", "as", "by", "from", "that", "which", "one")
-	placeholderWords = set("password", "passwd", "pass", "passphrase", "pwd", "secret", "secrets", "token", "key",
-		"api", "apikey", "access", "auth", "credential", "credentials", "user", "username", "login", "name",
-		"value", "your", "my", "the", "a", "an", "example", "sample", "placeholder", "redacted", "dummy", "fake",
-		"changeme", "changeit", "foo", "bar", "baz", "here", "goes", "insert", "replace", "with", "new", "old",
-		"current", "some", "this", "test", "bearer", "personal", "app", "client", "id", "private", "public", "real",
-		"service", "account", "bot", "oauth", "github", "gitlab", "slack", "aws", "npm", "env", "var", "and",
-		"string", "of", "to", "for", "db", "database", "admin", "root", "x", "xx", "xxx")
 )
 
 func set(xs ...string) map[string]bool {
@@ -360,125 +353,4 @@ func set(xs ...string) map[string]bool {
 
 func isNameByte(c byte) bool {
 	return c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// nameParts splits a name at _ - . and camelCase, lower-cased.
-func nameParts(s string) []string {
-	var parts []string
-	cur := []byte{}
-	flush := func() {
-		if len(cur) > 0 {
-			parts = append(parts, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_' || c == '-' || c == '.':
-			flush()
-		case c >= 'A' && c <= 'Z' && i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z':
-			flush()
-			cur = append(cur, c)
-		default:
-			cur = append(cur, c)
-		}
-	}
-	flush()
-	if len(parts) == 0 {
-		parts = []string{""}
-	}
-	return parts
-}
-
-// placeholder reports a value that stands for a credential instead of
-// being one: a bracketed or variable form, one repeated character, an
-// ellipsis, or only placeholder words.
-func placeholder(v string) bool {
-	v = strings.Trim(v, "\"'`")
-	if v == "" {
-		return true
-	}
-	if strongSecret(v) {
-		// Wrapping a key in a placeholder's marks does not make it one:
-		// ^x7Gd93kLq2Pz^, %x7Gd93kLq2Pz%, $ecretPassw0rd9.
-		return false
-	}
-	pairs := []string{"{}", "<>", "[]", "()", "^^"}
-	for _, p := range pairs {
-		if v[0] == p[0] && v[len(v)-1] == p[1] {
-			return true
-		}
-	}
-	if v[0] == '$' || v[0] == '%' && v[len(v)-1] == '%' {
-		return true
-	}
-	if strings.Contains(v, "{{") || strings.Contains(v, "...") || strings.Contains(v, "…") {
-		// A template or an elision stands for a value only when what is
-		// left beside it does too: {{user}}:{{password}}, sk-..., but not
-		// {{user}}hunter2hunter2.
-		rest := strings.NewReplacer("...", "", "…", "").Replace(templateRef.ReplaceAllString(v, ""))
-		return strings.Contains(rest, "{{") || !secretLike(rest)
-	}
-	if strings.Trim(v, v[:1]) == "" {
-		return true // xxxx, ****, ----
-	}
-	if c := v[0]; c >= 'A' && c <= 'Z' && strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == "" {
-		return true // USER, FILE1, API_TOKEN: a variable's name
-	}
-	v = strings.Trim(v, "[](){}<>")
-	for _, p := range nameParts(v) {
-		if !placeholderWords[p] {
-			return false
-		}
-	}
-	return true
-}
-
-// secretLike reports a run of letters and digits that can be a secret
-// left beside a template: eight or more with a digit, or sixteen letters.
-// A scheme word (PVEAPIToken={{user}}) is neither.
-func secretLike(s string) bool {
-	run, digit := 0, false
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z') {
-			run++
-			digit = digit || s[i] <= '9'
-			continue
-		}
-		if run >= 16 || run >= 8 && digit {
-			return true
-		}
-		run, digit = 0, false
-	}
-	return false
-}
-
-// strongSecret reports a run of ten or more letters and digits that mixes
-// upper and lower case and digits, as generated keys and passwords do and
-// variable names and placeholder words do not.
-func strongSecret(s string) bool {
-	run := 0
-	var up, low, dig bool
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) {
-			c := s[i]
-			switch {
-			case c >= 'A' && c <= 'Z':
-				run, up = run+1, true
-				continue
-			case c >= 'a' && c <= 'z':
-				run, low = run+1, true
-				continue
-			case c >= '0' && c <= '9':
-				run, dig = run+1, true
-				continue
-			}
-		}
-		if run >= 10 && up && low && dig {
-			return true
-		}
-		run, up, low, dig = 0, false, false, false
-	}
-	return false
 }

@@ -88,12 +88,51 @@ func credentialClass(w string) string {
 			return "github-token"
 		case assignment(v):
 			return "secret-assignment"
+		case commandFinds(v) || strings.IndexByte(v, '@') >= 0 && sqlplusFinds(v):
+			return "command-line-password"
+		case pgpassIn(v):
+			return "pgpass-password"
+		}
+		if _, netrc := lineEnds(v); netrc {
+			return "netrc-password"
 		}
 		for _, r := range screen().rules {
 			if r.shape != pathOnly && r.finds(v) {
 				return r.spec.id
 			}
 		}
+		if vendorKeyIn(v) {
+			return "vendor-key" // a prefix's key no rule's exact format names
+		}
 	}
 	return "credential"
+}
+
+// pgpassIn reports a .pgpass line among v's words.
+func pgpassIn(v string) bool {
+	for i, done := nextByte(v, 0, ':'), 0; i < len(v); i = nextByte(v, i+1, ':') {
+		if i >= done {
+			var found bool
+			if done, found = pgpassAt(v, i); found {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// vendorKeyIn reports a key that starts with a vendor prefix in v.
+func vendorKeyIn(v string) bool {
+	e := screen()
+	found := false
+	forLongWords(v, e.gate, func(a, b int) bool {
+		var set ruleSet
+		w := v[max(a-1, 0):min(b+1, len(v))]
+		e.word.scan(w, 0, &set)
+		for i, p := range vendorPrefixes {
+			found = found || set.has(len(e.rules)+i) && prefixedKey(w, p)
+		}
+		return found
+	})
+	return found
 }

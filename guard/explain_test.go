@@ -21,6 +21,10 @@ func TestCredentialAt(t *testing.T) {
 		{"a\nb\n-----BEGIN RSA PRIVATE KEY-----\nMIIB\n", "private-key", "MIIB", 3},
 		{"x\n\nthe key is " + stripe + " for billing\n", "", stripe, 3},
 		{"x\ny\nghp_abcdefghijklmnopqrstuvwxyz0123456789\n", "github-token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", 3},
+		{"run\n\n    mysql -u root -pXk9mQ2pLw4\n", "command-line-password", "Xk9mQ2pLw4", 3},
+		{"a\nmachine h.example login bob password Xk9mQ2pLw4\n", "netrc-password", "Xk9mQ2pLw4", 2},
+		{"a\nb\ndb.example:5432:app:bob:Xk9mQ2pLw4\n", "pgpass-password", "Xk9mQ2pLw4", 3},
+		{"a\n\nsee sk-ant-api03-Xk9mQ2pLw4Xk9mQ2pLw4Xk9mQ2pLw4.\n", "vendor-key", "Xk9mQ2pLw4", 3},
 	} {
 		class, line := guard.CredentialAt(c.text)
 		if line != c.line || c.class != "" && class != c.class || class == "" || strings.Contains(class, c.value) {

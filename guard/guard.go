@@ -113,9 +113,38 @@ func securityText(s string) string {
 		if unicode.In(r, unicode.C, unicode.M) {
 			continue
 		}
+		if r > unicode.MaxASCII && IsDash(r) {
+			// "Smart punctuation" writes ‐ ‑ – − for "-": a key's
+			// prefix and a key block's fence read the same with them.
+			b.WriteByte('-')
+			continue
+		}
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// IsDash reports a rune that reads as "-": Unicode's dash punctuation
+// (hyphens, en and em dashes, the figure dash, the horizontal bar, the
+// small and full-width hyphen-minus, the wave dashes), the minus signs
+// (U+2212, the heavy and modifier minus), the hyphen bullet and the
+// horizontal box-drawing lines a fence can be drawn with.
+func IsDash(r rune) bool {
+	switch {
+	case r == '-':
+		return true
+	case r < 0x80:
+		return false
+	case unicode.Is(unicode.Pd, r):
+		return true
+	}
+	switch r {
+	case 0x2212, 0x2796, 0x02D7, 0x2043, 0x207B, 0x208B, 0x23AF, 0x23E4, 0x2E3A, 0x2E3B, 0x10EAD,
+		0x2500, 0x2501, 0x2504, 0x2505, 0x2508, 0x2509, 0x254C, 0x254D, 0x2574, 0x2576, 0x2578, 0x257A, 0x257C, 0x257E,
+		0xFE58:
+		return true
+	}
+	return false
 }
 
 var (
@@ -228,7 +257,56 @@ func SafeRelPath(p string, max int) bool { return PathFault(p, max) == "" }
 // backslash, not absolute, no drive, no empty, "." or ".." segment. The MCP
 // adapter checks only this of a check path, so that the text rules are left
 // to the producer and its path_refused answer.
-func RelPathShape(p string) bool { return shapeFault(p) == "" }
+func RelPathShape(p string) bool { return shapeOf(p) == shapeOK }
+
+// shape is the rule of RelPathShape a path breaks, or shapeOK.
+type shape int
+
+const (
+	shapeOK shape = iota
+	shapeEmpty
+	shapeAbsolute
+	shapeDrive
+	shapeBackslash
+	shapeClimb
+	shapeEmptySegment
+)
+
+func shapeOf(p string) shape {
+	switch {
+	case p == "":
+		return shapeEmpty
+	case strings.HasPrefix(p, "/"):
+		return shapeAbsolute
+	case hasDrive(p):
+		return shapeDrive
+	case strings.ContainsRune(p, '\\'):
+		return shapeBackslash
+	}
+	for _, seg := range strings.Split(p, "/") {
+		switch seg {
+		case "..":
+			return shapeClimb
+		case "", ".":
+			return shapeEmptySegment
+		}
+	}
+	return shapeOK
+}
+
+// PathShapeProblem says which rule of RelPathShape p breaks, as the end of
+// a sentence about it ("is an absolute path; …"), or "" when it keeps them
+// all. It never repeats p.
+func PathShapeProblem(p string) string {
+	return map[shape]string{
+		shapeEmpty:        "is empty; give a path relative to the workspace root",
+		shapeAbsolute:     "is an absolute path; give it relative to the workspace root",
+		shapeDrive:        "starts with a drive letter; give it relative to the workspace root",
+		shapeBackslash:    "holds a backslash; separate folders with '/'",
+		shapeClimb:        "climbs out with '..'; give a path inside the workspace, relative to its root",
+		shapeEmptySegment: "has an empty or '.' part (a doubled or trailing '/', or './'); name each folder once, with no '/' at the end",
+	}[shapeOf(p)]
+}
 
 func hasDrive(p string) bool { return len(p) >= 2 && isASCIILetter(rune(p[0])) && p[1] == ':' }
 

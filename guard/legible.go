@@ -330,16 +330,13 @@ func PathFault(p string, max int) string {
 }
 
 func shapeFault(p string) string {
-	switch {
-	case strings.ContainsRune(p, '\\'):
+	switch shapeOf(p) {
+	case shapeBackslash:
 		return "a backslash"
-	case strings.HasPrefix(p, "/"), hasDrive(p):
+	case shapeAbsolute, shapeDrive:
 		return "an absolute path or a drive"
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return "an empty, '.' or '..' segment"
-		}
+	case shapeEmpty, shapeClimb, shapeEmptySegment:
+		return "an empty, '.' or '..' segment"
 	}
 	return ""
 }

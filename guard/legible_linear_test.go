@@ -1,33 +1,35 @@
-//go:build linux && !race
+//go:build !race
 
-package guard_test
+package guard
 
 import (
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
-
-	"github.com/vivary-dev/vivary-go/guard"
 )
 
 // TestLegibleLinear feeds the legibility rule (TextFault, and Escape,
 // which walks the same way) the runs a context rule looks back or ahead
 // over, at 1× and 4× their size, and fails when the work grows faster than
 // the text: a run of tag characters once cost a look back over the whole
-// run per character, so 16,384 of them took 24 s. The work is the
-// measuring thread's CPU time, the least of three runs, and only the ratio
-// is judged, against twice the linear bound (a quadratic scan grows
-// 16-fold). Not under -race, whose instrumentation is not the rule's cost.
+// run per character, so 16,384 of them took 24 s. Work is measured as
+// TestScreenLinear measures it (thread CPU time, the least of three runs),
+// against twice the linear bound (a quadratic scan grows 16-fold).
 func TestLegibleLinear(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	lockThread()
+	defer unlockThread()
 	const flag, tagG, cancel = "🏴", "\U000E0067", "\U000E007F"
-	for name, make := range map[string]func(n int) string{
+	judge := func(s string) bool { TextFault(s); Escape(s); return true }
+	least := func(s string) time.Duration {
+		best := time.Duration(1 << 62)
+		for range 3 {
+			best = min(best, work(s, judge))
+		}
+		return max(best, time.Microsecond)
+	}
+	for name, text := range map[string]func(n int) string{
 		"tags alone":                  func(n int) string { return strings.Repeat(tagG, n) },
 		"a flag never cancelled":      func(n int) string { return flag + strings.Repeat(tagG, n) },
 		"one long flag":               func(n int) string { return flag + strings.Repeat(tagG, n) + cancel },
@@ -43,33 +45,13 @@ func TestLegibleLinear(t *testing.T) {
 		"selectors after ideographs":  func(n int) string { return strings.Repeat("葛\U000E0100", n/2) },
 		"number signs before a digit": func(n int) string { return strings.Repeat("\u0600", n) + "1" },
 	} {
-		work := func(s string) time.Duration {
-			best := time.Duration(1 << 62)
-			for range 3 {
-				start := threadTime()
-				guard.TextFault(s)
-				guard.Escape(s)
-				best = min(best, threadTime()-start)
-			}
-			return max(best, time.Microsecond)
-		}
-		const base = 4 << 10
-		small, large := work(make(base)), work(make(4*base))
-		if ratio := float64(large) / float64(small); ratio > 8 {
-			// Once more, in case the machine took the thread away.
-			if small, large = work(make(base)), work(make(4*base)); float64(large)/float64(small) > 8 {
-				t.Errorf("%s: 4× the text took %.1f× the work", name, float64(large)/float64(small))
+		const n = 4 << 10
+		ratio := func() float64 { return float64(least(text(4*n))) / float64(least(text(n))) }
+		// Twice, in case the machine took the thread away the first time.
+		if r := ratio(); r > 8 {
+			if r = ratio(); r > 8 {
+				t.Errorf("%s: 4× the text took %.1f× the work", name, r)
 			}
 		}
 	}
-}
-
-// threadTime is the CPU time the calling thread has used: it does not grow
-// while other processes hold the cores.
-func threadTime() time.Duration {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-		panic(err)
-	}
-	return time.Duration(ts.Nano())
 }

@@ -30,9 +30,13 @@ import (
 func revealed(s, t string) bool {
 	d := t
 	if mayBeEncoded(s) {
-		d = securityText(decode(s))
-		if d != t && coreFinds(d) {
-			return true
+		// decode gives s itself back when it undid nothing: no second
+		// normalisation then.
+		if dec := decode(s); dec != s {
+			d = securityText(dec)
+			if d != t && coreFinds(d) {
+				return true
+			}
 		}
 	}
 	if strings.IndexByte(d, '|') >= 0 {
@@ -40,7 +44,11 @@ func revealed(s, t string) bool {
 			return true
 		}
 	}
-	if !anyLineEndsInKey(d) {
+	split, netrc := lineEnds(d)
+	if netrc {
+		return true
+	}
+	if !split {
 		return false
 	}
 	// A blank line ends a paragraph, or sits inside a folded YAML scalar:
@@ -89,9 +97,11 @@ func joinSplit(t string, overBlank bool) string {
 	return b.String()
 }
 
-// anyLineEndsInKey reports a line whose last word may start a key.
-func anyLineEndsInKey(t string) bool {
-	for i := nextByte(t, 0, '\n'); i < len(t); i = nextByte(t, i+1, '\n') {
+// lineEnds reads the last word of every line, in one pass: split
+// reports a line (followed by another) whose last word may start a key,
+// netrc a .netrc password (netrcAt) as the last word of a line.
+func lineEnds(t string) (split, netrc bool) {
+	for i := nextByte(t, 0, '\n'); ; i = nextByte(t, i+1, '\n') {
 		e := i
 		for e > 0 && (t[e-1] == ' ' || t[e-1] == '\t' || t[e-1] == '\r' || t[e-1] == '|') {
 			e--
@@ -100,11 +110,19 @@ func anyLineEndsInKey(t string) bool {
 		for a > 0 && !isSpaceByte(t[a-1]) {
 			a--
 		}
-		if keyStart(t[a:e]) {
-			return true
+		j := a
+		for j > 0 && (t[j-1] == ' ' || t[j-1] == '\t') {
+			j--
 		}
+		if a < e && j >= 8 && t[j-1] == 'd' && netrcAt(t, a, e) {
+			// Only a word after "password" is read further.
+			return split, true
+		}
+		if i == len(t) {
+			return split, false
+		}
+		split = split || keyStart(t[a:e])
 	}
-	return false
 }
 
 // keyStart reports a word that may be the start of a key: not a plain
@@ -129,7 +147,7 @@ func keyStart(w string) bool {
 
 // coreFinds is Credential's screen over security text.
 func coreFinds(t string) bool {
-	if strings.IndexByte(t, '@') >= 0 && userinfo(t) {
+	if strings.IndexByte(t, '@') >= 0 && (userinfo(t) || sqlplusFinds(t)) {
 		return true
 	}
 	if mayHoldToken(t) && tokenRe.MatchString(t) {
@@ -143,7 +161,7 @@ func mayHoldKeyword(t string) bool {
 		return true
 	}
 	var set ruleSet
-	screen().word.scan(t, 0, &set)
+	screen().split.scan(t, 0, &set)
 	return !set.empty()
 }
 
@@ -158,14 +176,28 @@ func mayBeEncoded(s string) bool {
 	return !isASCII(s)
 }
 
-// hasInWordMarkup is a cheap filter for inWordMarkup: a "*", "`" or "<"
-// right after a word byte.
+// hasInWordMarkup is a cheap filter for inWordMarkup: a run of "*" or "`"
+// with a word byte on both sides (ghp*_*…, a`b`c), or a "<" right after a
+// word byte. A code span's closing backtick after its last word, the
+// common case, is not one.
 func hasInWordMarkup(s string) bool {
+	word := func(c byte) bool { return isNameByte(c) || c >= 0x80 }
 	for _, c := range []byte("*`<") {
 		for i := nextByte(s, 0, c); i < len(s); i = nextByte(s, i+1, c) {
-			if i > 0 && (isNameByte(s[i-1]) || s[i-1] >= 0x80) {
+			if i == 0 || !word(s[i-1]) {
+				continue
+			}
+			if c == '<' {
 				return true
 			}
+			j := i
+			for j < len(s) && (s[j] == '*' || s[j] == '`') {
+				j++
+			}
+			if j < len(s) && word(s[j]) {
+				return true
+			}
+			i = j - 1
 		}
 	}
 	return false
@@ -175,10 +207,9 @@ var (
 	// lineLead is what stands before a word that goes on from the line
 	// above: indentation, quote marks, a table bar or a list marker.
 	lineLead     = regexp.MustCompile(`^[ \t]*(?:>[ \t]*)*(?:\|[ \t]*|[-*+][ \t]+|[0-9]{1,3}[.)][ \t]+)?`)
-	inWordMarkup = regexp.MustCompile(`([\p{L}\p{N}_\-])((?:[*` + "`" + `]+|<!--.*?-->|</?[A-Za-z][^<>\n]{0,80}>)+)([\p{L}\p{N}_\-])`)
+	inWordMarkup = regexp.MustCompile(`([\p{L}\p{N}_\-])((?:[*` + "`" + `]+|<!--[^\n]{0,80}?-->|</?[A-Za-z][^<>\n]{0,80}>)+)([\p{L}\p{N}_\-])`)
 	backslashEsc = regexp.MustCompile(`\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|\r?\n[ \t]*|[ntr]|[!-/:-@\[-` + "`" + `{-~])`)
 	percentEsc   = regexp.MustCompile(`%[0-9A-Fa-f]{2}`)
-	tableRow     = regexp.MustCompile(`(?m)^[ \t]*\|(.*)\|[ \t]*$`)
 )
 
 // decode undoes the encodings a reader undoes without thinking.
@@ -226,6 +257,9 @@ func decode(s string) string {
 			if m, ok := confusables[r]; ok && r > unicode.MaxASCII {
 				return m
 			}
+			if r > unicode.MaxASCII && IsDash(r) {
+				return '-'
+			}
 			if r > unicode.MaxASCII && (unicode.IsSpace(r) || invisible(r)) {
 				return -1 // a no-break or thin space, or a filler, inside a key
 			}
@@ -235,15 +269,87 @@ func decode(s string) string {
 	return s
 }
 
-// tableView writes each Markdown table row's cells as "a: b: c", so a
-// row | password | hunter2 | reads as the assignment it is.
+// tableView writes each Markdown table row's cells as "a: b" where b
+// looks like a value and "a ; b" where it does not, so a row
+// | password | hunter2 | reads as the assignment it is and a settings
+// table's | Passwords | Button | [[…|Set a password]] | does not. Only the
+// lines that hold a bar are read; a text without a row is given back.
 func tableView(t string) string {
-	return tableRow.ReplaceAllStringFunc(t, func(row string) string {
-		row = strings.TrimSpace(row)
-		cells := strings.Split(row[1:len(row)-1], "|")
-		for i := range cells {
-			cells[i] = strings.TrimSpace(cells[i])
+	var b strings.Builder
+	last, done := 0, 0
+	for i := nextByte(t, 0, '|'); i < len(t); i = nextByte(t, i+1, '|') {
+		if i < done {
+			continue
 		}
-		return strings.Join(cells, ": ")
-	})
+		start := strings.LastIndexByte(t[:i], '\n') + 1
+		done = nextByte(t, i, '\n')
+		row := strings.Trim(t[start:done], " \t\r")
+		if len(row) < 2 || row[0] != '|' || row[len(row)-1] != '|' {
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(t))
+		}
+		b.WriteString(t[last:start])
+		for k, c := range tableCells(row[1 : len(row)-1]) {
+			if k > 0 {
+				if cellValue(c) {
+					b.WriteString(": ")
+				} else {
+					b.WriteString(" ; ")
+				}
+			}
+			b.WriteString(c)
+		}
+		last = done
+	}
+	if last == 0 {
+		return t
+	}
+	b.WriteString(t[last:])
+	return b.String()
+}
+
+// tableCells splits a row at its bars, not at an escaped one (\|) or one
+// inside a code span or a wiki link ([[page|label]]).
+func tableCells(row string) []string {
+	var out []string
+	start, code, wiki := 0, false, false
+	for i := 0; i < len(row); i++ {
+		switch c := row[i]; {
+		case c == '\\':
+			i++
+		case c == '`':
+			code = !code
+		case !code && strings.HasPrefix(row[i:], "[["):
+			wiki = true
+		case !code && strings.HasPrefix(row[i:], "]]"):
+			wiki = false
+		case c == '|' && !code && !wiki:
+			out = append(out, strings.TrimSpace(row[start:i]))
+			start = i + 1
+		}
+	}
+	return append(out, strings.TrimSpace(row[start:]))
+}
+
+// cellValue reports a table cell that reads as a value: a code span, or a
+// word that is not a link or a label (a capitalised plain word: Button,
+// String); several words only when the first reads as a password
+// (hunter2 (old)), not as a sentence or a name.
+func cellValue(c string) bool {
+	if len(c) >= 2 && c[0] == '`' && c[len(c)-1] == '`' {
+		return true
+	}
+	if c == "" || link(c) {
+		return false
+	}
+	words := strings.Fields(c)
+	first := strings.Trim(words[0], "*_")
+	if len(words) > 1 {
+		return secretWord(first) || strongSecret(first) || randomCase(first)
+	}
+	r, n := utf8.DecodeRuneInString(first)
+	label := unicode.IsUpper(r) && strings.IndexFunc(first[n:], func(r rune) bool { return !unicode.IsLower(r) }) < 0
+	return !label
 }

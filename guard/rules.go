@@ -74,7 +74,11 @@ func newRule(s *ruleSpec) *rule {
 
 func (r *rule) compile() {
 	r.once.Do(func() {
-		r.re = regexp.MustCompile(r.spec.regex)
+		pattern, err := rulekit.Widen(r.spec.regex)
+		if err != nil {
+			panic("guard: rule " + r.spec.id + ": " + err.Error())
+		}
+		r.re = regexp.MustCompile(pattern)
 		r.allow = compileAllow(r.spec.allow)
 	})
 }

@@ -14,8 +14,12 @@ import (
 // which of them a piece of text must be matched against.
 type engine struct {
 	rules []*rule
-	word  *automaton // keywords of in-word rules
+	word  *automaton // keywords of in-word rules and the vendor prefixes
 	tmpl  *automaton // keywords of assignment-template rules
+	// split: the word automaton's keywords of three bytes or more, which
+	// the second view's line join looks for at a line's end (two-byte
+	// ones, "sk", "ey", are in too many words to join lines for).
+	split *automaton
 	curls []*rule
 	key   *rule
 	// gate is the shortest word the word gate reports; minOp the shortest
@@ -40,8 +44,8 @@ func (e *engine) prefixAt(t string, i int) bool {
 
 var screen = sync.OnceValue(func() *engine {
 	e := &engine{gate: rulekit.WordGate, minOp: 1 << 30}
-	if len(gitleaksRules) > len(ruleSet{})*64 {
-		panic("guard: more gitleaks rules than a rule set holds")
+	if len(gitleaksRules)+len(vendorPrefixes) > len(ruleSet{})*64 {
+		panic("guard: more gitleaks rules and prefixes than a rule set holds")
 	}
 	for i := range gitleaksRules {
 		r := newRule(&gitleaksRules[i])
@@ -70,8 +74,19 @@ var screen = sync.OnceValue(func() *engine {
 			}
 		}
 	}
-	e.word = newAutomaton(e.rules, func(r *rule) bool { return r.shape == inWord || r.alsoWord })
-	e.tmpl = newAutomaton(e.rules, func(r *rule) bool { return r.shape == assigned })
+	words := ruleKeywords(e.rules, func(r *rule) bool { return r.shape == inWord || r.alsoWord })
+	for i, p := range vendorPrefixes {
+		words = append(words, keyword{strings.ToLower(p), uint16(len(e.rules) + i)})
+	}
+	e.word = newAutomaton(words)
+	var long []keyword
+	for _, k := range words {
+		if len(k.s) >= 3 {
+			long = append(long, k)
+		}
+	}
+	e.split = newAutomaton(long)
+	e.tmpl = newAutomaton(ruleKeywords(e.rules, func(r *rule) bool { return r.shape == assigned }))
 	return e
 })
 
@@ -80,11 +95,13 @@ var screen = sync.OnceValue(func() *engine {
 // ":::=" after the keyword (TestRuleShapes holds every key to it).
 const lookBack = 72
 
-// gitleaks reports whether t (security text) holds a secret by a gitleaks
-// rule. It looks only where a rule can match: in-word rules in words at
-// least as long as their shortest match, template rules after an
-// operator followed by a long enough value, the curl rules after a -H or
-// -u flag, the key block after "-----".
+// finds reports whether t (security text) holds a secret by a gitleaks
+// rule or the core assignment rule. It looks only where a rule can match:
+// in-word rules in words at least as long as their shortest match,
+// template rules after an operator followed by a long enough value, the
+// curl rules after a -H or -u flag, the key block after "-----". Every
+// scan visits each byte a bounded number of times, so a note costs time
+// linear in its length whatever it holds (TestScreenLinear).
 func (e *engine) finds(t string) bool {
 	found := false
 	forLongWords(t, e.gate, func(a, b int) bool {
@@ -95,8 +112,9 @@ func (e *engine) finds(t string) bool {
 		return true
 	}
 	for _, c := range e.leads {
+		done := 0 // the end of the last word checked: one check a word
 		for i := nextByte(t, 0, c); i < len(t); i = nextByte(t, i+1, c) {
-			if !e.prefixAt(t, i) {
+			if i < done || !e.prefixAt(t, i) {
 				continue
 			}
 			a, b := i, i
@@ -106,45 +124,43 @@ func (e *engine) finds(t string) bool {
 			for b < len(t) && t[b] > ' ' {
 				b++
 			}
+			done = b
 			if e.inWordFinds(t[max(a-1, 0):min(b+1, len(t))]) {
 				return true
 			}
 		}
 	}
-	// "=" and ":" are tracked apart (IndexByte is vectorised, IndexAny a
-	// byte loop) and visited in order: the core assignment rule and the
-	// template rules both start at them.
-	eq, colon := nextByte(t, 0, '='), nextByte(t, 0, ':')
-	for {
-		op := min(eq, colon)
-		if op == len(t) {
-			break
-		}
-		if op == eq {
-			eq = nextByte(t, op+1, '=')
-		} else {
-			colon = nextByte(t, op+1, ':')
-		}
-		if assignmentAt(t, op) || e.opFinds(t, op) {
+	if e.opsFind(t) || commandFinds(t) {
+		return true
+	}
+	if i := beginIndex(t); i < len(t) {
+		// The key block rule runs once, from the first header on: a run
+		// from every "-----BEGIN" would read the rest of the text again
+		// for each (a note of such lines made the screen quadratic).
+		if e.key.finds(t[i:]) {
 			return true
 		}
-	}
-	for _, op := range []byte{',', '>', '|'} {
-		for i := nextByte(t, 0, op); i < len(t); i = nextByte(t, i+1, op) {
-			if e.opFinds(t, i) {
-				return true
-			}
-		}
-	}
-	for i := nextIndex(t, 0, "-----"); i < len(t); i = nextIndex(t, i+5, "-----") {
-		if i+10 <= len(t) && strings.EqualFold(t[i+5:i+10], "begin") {
-			// The core rule wants the header only; gitleaks' the block.
-			if privKey.MatchString(t[i:min(len(t), i+160)]) || e.key.finds(t[i:]) {
+		for ; i < len(t); i = beginIndex2(t, i+5) {
+			// The core rule wants the header only.
+			if privKey.MatchString(t[i:min(len(t), i+160)]) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// beginIndex is the index of the first "-----BEGIN" (any case) in t, or
+// len(t).
+func beginIndex(t string) int { return beginIndex2(t, 0) }
+
+func beginIndex2(t string, from int) int {
+	for i := nextIndex(t, from, "-----"); i < len(t); i = nextIndex(t, i+5, "-----") {
+		if i+10 <= len(t) && strings.EqualFold(t[i+5:i+10], "begin") {
+			return i
+		}
+	}
+	return len(t)
 }
 
 // wordFinds checks the word t[a:b], and the word it makes with its
@@ -191,6 +207,11 @@ func (e *engine) inWordFinds(w string) bool {
 			return true
 		}
 	}
+	for i, p := range vendorPrefixes {
+		if set.has(len(e.rules)+i) && prefixedKey(w, p) {
+			return true
+		}
+	}
 	return false
 }
 
@@ -213,73 +234,6 @@ func joined(t string, a, b int) [][2]string {
 		out = append(out, [2]string{t[start : a-1], t[a:b]})
 	}
 	return out
-}
-
-// opFinds checks the operator at t[i] against the template rules and the
-// curl rules.
-func (e *engine) opFinds(t string, i int) bool {
-	j := i + 1
-	for k := 0; k < 5 && j < len(t) && valueLead[t[j]]; k++ {
-		j++
-	}
-	n := j
-	for n < len(t) && !valueEnd[t[n]] {
-		n++
-	}
-	if n-j >= e.minOp {
-		from := max(0, i-lookBack)
-		var set ruleSet
-		w := t[from:min(len(t), n+2)]
-		e.tmpl.scan(w, 0, &set)
-		if !set.empty() {
-			for k, r := range e.rules {
-				if set.has(k) && r.minWord <= n-j && r.finds(w) {
-					return true
-				}
-			}
-		}
-	}
-	if t[i] == ':' || t[i] == '=' {
-		return e.curlFinds(t, i)
-	}
-	return false
-}
-
-// valueLead are the bytes the template allows between an operator and its
-// value; valueEnd the bytes that end a value.
-var valueLead, valueEnd = byteSet("`'\" \t\r\n="), byteSet("`'\"; \t\r\n\v\f")
-
-func byteSet(s string) (t [256]bool) {
-	for i := 0; i < len(s); i++ {
-		t[s[i]] = true
-	}
-	return t
-}
-
-// curlFinds runs the curl rules when the operator at i sits in the value
-// of a -H/--header or -u/--user flag and a line among the six up to it
-// holds curl.
-func (e *engine) curlFinds(t string, i int) bool {
-	ls := strings.LastIndexByte(t[:i], '\n') + 1
-	line := t[ls:i]
-	if !strings.Contains(line, "-H") && !strings.Contains(line, "-u") && !strings.Contains(line, "--header") && !strings.Contains(line, "--user") {
-		return false
-	}
-	from := ls
-	for k := 0; k < 6 && from > 0; k++ {
-		from = strings.LastIndexByte(t[:from-1], '\n') + 1
-	}
-	end := nextByte(t, i, '\n')
-	w := t[from:end]
-	if !strings.Contains(w, "curl") {
-		return false
-	}
-	for _, r := range e.curls {
-		if r.finds(w) {
-			return true
-		}
-	}
-	return false
 }
 
 func nextIndex(t string, i int, sub string) int {

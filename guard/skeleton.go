@@ -32,6 +32,8 @@ func Skeleton(s string) string {
 	for _, r := range d {
 		if m, ok := confusables[r]; ok {
 			r = m
+		} else if IsDash(r) {
+			r = '-'
 		} else if unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc, unicode.Cf, unicode.Cc) || unicode.Is(unicode.Variation_Selector, r) || invisible(r) {
 			continue
 		}

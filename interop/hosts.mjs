@@ -36,7 +36,8 @@ function recipes(text) {
   return byClient;
 }
 
-const byClient = recipes(readFileSync(readmePath, 'utf8'));
+const readme = readFileSync(readmePath, 'utf8');
+const byClient = recipes(readme);
 for (const client of ['Claude Code', 'Codex CLI', 'Gemini CLI', 'VS Code', 'Cursor']) {
   const blocks = byClient[client] || [];
   check(`${client} has recipes`, blocks.length >= 2, JSON.stringify(Object.keys(byClient)));
@@ -125,6 +126,25 @@ const realPath = (s) => s.split(placeholder).join(workspace);
   writeFileSync(join(f.home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [f.project]: 'TRUST_FOLDER' }));
   const list = run(bin('gemini'), ['mcp', 'list'], f);
   check('gemini mcp list: vivary connected', list.code === 0 && connected.test(list.out), list.out || list.error);
+  rmSync(f.root, { recursive: true, force: true });
+}
+
+// "If it does not connect": the configured command with --check appended
+// reads the workspace without speaking MCP and says what it found, or why
+// it cannot (here a folder that is not there), with exit 0 or 2.
+{
+  const f = fresh();
+  const start = readme.indexOf('\n### If it does not connect\n');
+  const para = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const line = para.split('\n').map((l) => l.trim()).find((l) => l.startsWith('vivary-mcp ') && l.endsWith(' --check'));
+  check('README says to run the configured command with --check', start >= 0 && line !== undefined, para);
+  if (line) {
+    const args = realPath(line).split(/\s+/).slice(1);
+    const ok = run(join(binDir, 'vivary-mcp'), args, f);
+    check('vivary-mcp --check reads the workspace', ok.code === 0 && /^notes: ok: \d+ documents? read/m.test(ok.out), ok.out || ok.error);
+    const gone = run(join(binDir, 'vivary-mcp'), line.split(placeholder).join(join(f.root, 'nowhere')).split(/\s+/).slice(1), f);
+    check('vivary-mcp --check names a missing folder', gone.code === 2 && /^notes: refused: .*does not exist/m.test(gone.out), gone.out || gone.error);
+  }
   rmSync(f.root, { recursive: true, force: true });
 }
 

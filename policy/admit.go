@@ -192,44 +192,100 @@ func uniqueSorted(xs []string) []string {
 // and what makes the root a Git worktree and what Git ignores there.
 var Inputs = []string{ThinConfigPath, OverlayPath, ".git", ".git/HEAD", ".git/config", ".git/info", ".git/info/exclude"}
 
-// Ignored reports whether the ignore rules keep rel out, even if it does
-// not exist yet: Git's rules in a worktree, else the exact block's. It does
-// not apply the secret-looking name list (see Sensitive). Any failure to
-// decide is an error, and the caller must treat rel as refused.
+// Ignored reports whether the ignore rules keep the file rel out, even if
+// it does not exist yet: Git's rules in a worktree, else the exact block's.
+// It does not apply the secret-looking name list (see Sensitive). Any
+// failure to decide is an error, and the caller must treat rel as refused.
 func Ignored(ctx context.Context, ws *workspace.Workspace, rel string) (bool, error) {
-	return AnyIgnored(ctx, ws, []string{rel})
-}
-
-// AnyIgnored reports whether the ignore rules keep any of rels out, with one
-// git call for all of them. An unsafe path counts as ignored.
-func AnyIgnored(ctx context.Context, ws *workspace.Workspace, rels []string) (bool, error) {
-	if len(rels) == 0 {
-		return false, nil
-	}
-	for _, rel := range rels {
-		if !guard.SafeRelPath(rel, 4096) {
-			return true, nil
-		}
+	if !guard.SafeRelPath(rel, 4096) {
+		return true, nil
 	}
 	ig, err := newIgnorer(ctx, ws, nil)
 	if err != nil {
 		return true, err
 	}
-	// A path beneath a folder whose entries cannot be looked at is judged
+	ignored, err := ig.ignored(ctx, []string{rel})
+	if err != nil {
+		return true, err
+	}
+	return ignored[rel], nil
+}
+
+// IgnoredNames maps each of rels the ignore rules keep out, as a file or
+// as a folder, to true, with one decision of the mode for all of them. It
+// judges the name alone, never what is on disk: a rule for folders only
+// (archive/) keeps out "archive" whether or not such a folder exists, so
+// a refusal built on it cannot tell a caller that an ignored folder is
+// there; nor does a repository nested on the way count. One thing Git
+// decides from the disk: a name that is a folder there it judges as a
+// folder only, so a name ignored as a file but admitted as a folder (as
+// under `*` and `!*/`) is refused only while no such folder exists, which
+// is then no hidden thing but an admitted folder. An unsafe path counts as
+// ignored. It does not apply the secret-looking name list (see Sensitive).
+func IgnoredNames(ctx context.Context, ws *workspace.Workspace, rels []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	var safe []string
+	for _, rel := range rels {
+		if guard.SafeRelPath(rel, 4096) {
+			safe = append(safe, rel)
+		} else {
+			out[rel] = true
+		}
+	}
+	if len(safe) == 0 {
+		return out, nil
+	}
+	ig, err := newIgnorer(ctx, ws, nil)
+	if err != nil {
+		return nil, err
+	}
+	// A name beneath a folder whose entries cannot be looked at is judged
 	// as one beneath a folder that does not exist: nothing there can be
-	// read, so no marker or ignore file of its own can matter (nor Git's
-	// warning that it could not read one), and the rules above still judge
-	// it. Refusing the call instead would tell a caller which folders are
-	// unreadable.
+	// read, so no ignore file of its own can matter (nor Git's warning that
+	// it could not read one), and the rules above still judge it. Refusing
+	// the call instead would tell a caller which folders are unreadable.
 	ig.lstat, ig.argument = absentIfUnreadable(ws.Lstat), true
 	if ig.blocks != nil {
 		ig.blocks.lstat = ig.lstat
 	}
-	ignored, err := ig.ignored(ctx, uniqueSorted(rels))
+	safe = uniqueSorted(safe)
+	// By the rules alone: a folder on the way that is a repository of its
+	// own keeps its files out, but whether one is there is the disk's to
+	// say, and a refusal built on it would say it.
+	asFile, err := ig.byRules(ctx, safe)
 	if err != nil {
-		return true, err
+		return nil, err
 	}
-	return len(ignored) > 0, nil
+	var forGit []string
+	for _, rel := range safe {
+		if asFile[rel] {
+			out[rel] = true
+			continue
+		}
+		if ig.blocks != nil {
+			asFolder, err := ig.blocks.dirIgnored(rel)
+			if err != nil {
+				return nil, err
+			}
+			if asFolder {
+				out[rel] = true
+				continue
+			}
+		}
+		// Git judges "rel/" as a folder without looking for one.
+		forGit = append(forGit, rel+"/")
+	}
+	if ig.mode == ModeThin || len(forGit) == 0 {
+		return out, nil
+	}
+	byGit, err := gitIgnoredBatched(ctx, ig.site, forGit, ig.excludes, false)
+	if err != nil {
+		return nil, err
+	}
+	for q := range byGit {
+		out[strings.TrimSuffix(q, "/")] = true
+	}
+	return out, nil
 }
 
 // absentIfUnreadable is lstat, answering "nothing there" where a folder on
@@ -257,7 +313,7 @@ type ignorer struct {
 	// asked about (each folder then opened once, beneath its parent).
 	lstat func(rel string) (workspace.Info, error)
 	// argument: the paths asked about are a caller's arguments, whose
-	// answer reads nothing (AnyIgnored).
+	// answer reads nothing (IgnoredNames).
 	argument bool
 }
 
@@ -320,17 +376,36 @@ func (ig *ignorer) addIgnoreFiles(ignoreFiles []string) error {
 // root Git's answer; outside Git the blocks'; nested in a larger worktree
 // a path must pass both.
 func (ig *ignorer) ignored(ctx context.Context, paths []string) (map[string]bool, error) {
+	var rest []string
+	inRepo := map[string]bool{}
+	for _, p := range paths {
+		dir, _ := splitDir(p)
+		in, err := ig.inRepository(dir)
+		if err != nil {
+			return nil, err
+		}
+		if in {
+			inRepo[p] = true
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	ignored, err := ig.byRules(ctx, rest)
+	if err != nil {
+		return nil, err
+	}
+	for p := range inRepo {
+		ignored[p] = true
+	}
+	return ignored, nil
+}
+
+// byRules is ignored by the rules alone, never asking whether a folder on
+// the way is a repository of its own.
+func (ig *ignorer) byRules(ctx context.Context, paths []string) (map[string]bool, error) {
 	ignored := map[string]bool{}
 	var forGit []string
 	for _, p := range paths {
-		dir, _ := splitDir(p)
-		if in, err := ig.inRepository(dir); err != nil || in {
-			if err != nil {
-				return nil, err
-			}
-			ignored[p] = true
-			continue
-		}
 		if ig.blocks != nil {
 			out, err := ig.blocks.ignored(p)
 			if err != nil {

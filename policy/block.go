@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"sort"
 	"strings"
 
@@ -53,6 +54,15 @@ func hasSuffixFold(s, suffix string) bool {
 	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
 }
 
+// ErrNotWorkspace is the cause of the NotWorkspace refusal, for errors.Is.
+var ErrNotWorkspace = errors.New("not a Vivary workspace")
+
+// NotWorkspace is the refusal for a folder that was never made a Vivary
+// workspace (no .vivary/workspace.toml) and that outside Git cannot be read
+// without one: it says what the folder is and what makes it one.
+const NotWorkspace = "this folder is not a Vivary workspace: it has no .vivary/workspace.toml, and outside Git nothing is read without one; " +
+	"run `create-vivary adopt DIR` to make it one, or `create-vivary init DIR` for a new, empty workspace"
+
 const (
 	rootBlockMissing = "outside Git the workspace needs the exact .gitignore block that create-vivary init writes; " +
 		"restore it (create-vivary doctor shows the block) or run `git init` so Git's rules apply"
@@ -80,6 +90,11 @@ func readBlocks(ws *workspace.Workspace, nested bool) (*blocks, error) {
 	b := &blocks{ws: ws, nested: nested, at: map[string]bool{}, looked: map[string]bool{"": true}, lstat: ws.Lstat}
 	coco, err := b.read(".gitignore", rootBlockMissing)
 	if err != nil {
+		// A missing block in a folder with no type policy either is not a
+		// damaged workspace but a folder that never was one.
+		if info, lerr := ws.Lstat(ThinConfigPath); lerr == nil && !info.Exists {
+			return nil, unavailable(NotWorkspace, ErrNotWorkspace)
+		}
 		return nil, err
 	}
 	b.at[""] = coco

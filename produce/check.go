@@ -19,6 +19,8 @@ import (
 type CheckArgs struct {
 	Paths  []string
 	Strict *bool // nil: the workspace policy decides
+	// Spelling is how a refusal names a path: paths[i] or --path.
+	Spelling Spelling
 }
 
 // CheckResult is vivary.check-result/v0.
@@ -47,18 +49,30 @@ type CheckResult struct {
 // CheckSchemaID is the check result's schema id.
 const CheckSchemaID = "vivary.check-result/v0"
 
-// ValidateCheckPaths applies the check path rules: at most MaxCheckPaths unique safe
-// relative paths, none secret-looking. Errors name the argument only.
-func ValidateCheckPaths(paths []string) error {
+// ValidateCheckPaths applies the check path rules: at most MaxCheckPaths
+// unique, safe, relative paths, none secret-looking. A refusal names the
+// path (when it is safe to show; root is the workspace's, never shown) and
+// the rule it broke.
+func ValidateCheckPaths(paths []string, s Spelling, root string) error {
 	if len(paths) > limits.MaxCheckPaths {
-		return reason.New(reason.InvalidArguments, fmt.Sprintf("paths holds more than %d entries; check a parent folder instead", limits.MaxCheckPaths))
+		return reason.New(reason.InvalidArguments, fmt.Sprintf("%s holds more than %d entries; check a parent folder instead", s.list("paths"), limits.MaxCheckPaths))
 	}
-	seen := map[string]bool{}
-	for _, p := range paths {
-		if !guard.SafeRelPath(p, limits.MaxPathChars) || policy.Sensitive(p) || seen[p] {
-			return reason.New(reason.PathRefused, fmt.Sprintf("a check path is refused: it must be a unique, workspace-relative path of at most %d characters, without '..', and not secret-looking", limits.MaxPathChars))
+	first := map[string]int{}
+	for i, p := range paths {
+		rule := textRule(p, limits.MaxPathChars)
+		if rule == "" {
+			rule = guard.PathShapeProblem(p)
 		}
-		seen[p] = true
+		if rule == "" && policy.Sensitive(p) {
+			rule = ruleSecret
+		}
+		if j, dup := first[p]; rule == "" && dup {
+			rule = "repeats " + s.item("paths", j, len(paths)) + "; give each path once"
+		}
+		if rule != "" {
+			return s.pathRefused("paths", i, paths, root, rule)
+		}
+		first[p] = i
 	}
 	return nil
 }
@@ -77,10 +91,10 @@ func selected(rel string, paths []string) bool {
 
 // Check validates the selected documents without changing them.
 func (r *Reader) Check(ctx context.Context, args CheckArgs) (*CheckResult, error) {
-	if err := ValidateCheckPaths(args.Paths); err != nil {
+	if err := ValidateCheckPaths(args.Paths, args.Spelling, r.ws.Root()); err != nil {
 		return nil, err
 	}
-	if err := r.refuseIgnored(ctx, "paths", args.Paths); err != nil {
+	if err := r.refuseIgnored(ctx, args.Spelling, "paths", args.Paths); err != nil {
 		return nil, err
 	}
 	snap, err := r.Snapshot(ctx)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -60,6 +61,63 @@ func TestCheckPaths(t *testing.T) {
 	if _, err := produce.Check(bg, ws, produce.CheckArgs{Paths: many[:200]}); err != nil {
 		t.Errorf("200 paths: %v", err)
 	}
+}
+
+// TestPathRefusalShowsOnlySafePaths tries to get a refused path back into
+// the refusal: a secret-looking name in any disguise (look-alike letters,
+// percent-encoding, full-width forms), a credential as a file name, a
+// control character, the workspace's own absolute path. The message names
+// the item and the rule; it repeats the path only when the path is a plain,
+// printable, not secret-looking name.
+func TestPathRefusalShowsOnlySafePaths(t *testing.T) {
+	t.Parallel()
+	root := fixture(t)
+	ws := bindWS(t, root)
+	for _, c := range []struct {
+		path  string
+		shown bool
+	}{
+		{"../x", true},
+		{"notes/../../etc", true},
+		{"a//b", true},
+		{"notes/.env", false},
+		{"notes/s\u0435cret.md", false}, // Cyrillic е
+		{"notes/%73ecret.md", false},
+		{"notes/\uff33\uff25\uff23\uff32\uff25\uff34.md", false}, // full-width SECRET
+		{"notes/AKIAIOSFODNN7EXAMPLE.md", false},
+		{"notes/ghp_16C7e42F292c6912E7710c838347Ae178B4a/x.md", false},
+		{"notes/a\tb.md/..", false},
+		{"notes/a\u200bb/..", false},
+		{root + "/notes", false},
+		{"notes/" + strings.TrimPrefix(root, "/") + "/..", false},
+	} {
+		p := c.path
+		if strings.Contains(p, "\\u") || strings.Contains(p, "\\t") {
+			p = unquote(t, p)
+		}
+		for _, s := range []produce.Spelling{produce.JSONKeys, produce.Flags} {
+			_, err := produce.Check(bg, ws, produce.CheckArgs{Paths: []string{"STATE.md", p}, Spelling: s})
+			msg := fmt.Sprint(err)
+			if reason.Of(err) != reason.PathRefused || !strings.Contains(msg, map[produce.Spelling]string{produce.JSONKeys: "paths[1]", produce.Flags: "--path 2 of 2"}[s]) {
+				t.Errorf("%q: %v, want path_refused naming the second path", p, err)
+			}
+			if shown := strings.Contains(msg, fmt.Sprintf("%q", p)); shown != c.shown {
+				t.Errorf("%q shown %v, want %v: %s", p, shown, c.shown, msg)
+			}
+			if strings.Contains(msg, root) || (!c.shown && strings.Contains(msg, p)) {
+				t.Errorf("%q: the refusal repeats it: %s", p, msg)
+			}
+		}
+	}
+}
+
+func unquote(t *testing.T, s string) string {
+	t.Helper()
+	u, err := strconv.Unquote(`"` + s + `"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
 
 func TestCheckStrictIsReported(t *testing.T) {

@@ -93,7 +93,7 @@ func TestFilterValuesAtMaxAndOver(t *testing.T) {
 		if err := query(c.max); err != nil {
 			t.Errorf("%s of %d characters: %v", c.name, c.max, err)
 		}
-		want := fmt.Sprintf("%s values must be non-empty and at most %d characters", c.name, c.max)
+		want := fmt.Sprintf("%s[0] must be non-empty and at most %d characters", c.name, c.max)
 		if err := query(c.max + 1); reason.Of(err) != reason.InvalidArguments || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s of %d characters: %v, want %q", c.name, c.max+1, err, want)
 		}

@@ -2,7 +2,6 @@ package produce
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -40,6 +39,8 @@ type QueryArgs struct {
 	Filters      Filters
 	SnippetChars int // 0..1000
 	Explain      bool
+	// Spelling is how a refusal names a filter: path_filters[i] or --path.
+	Spelling Spelling
 }
 
 // QueryHit is one query result.
@@ -92,8 +93,9 @@ func ValidateText(arg, text, root string) error {
 	return nil
 }
 
-// ValidateFilters checks the three filter lists.
-func ValidateFilters(f Filters) error {
+// ValidateFilters checks the three filter lists. A refusal names the
+// value (when it is safe to show) and the rule it broke.
+func ValidateFilters(f Filters, s Spelling, root string) error {
 	lists := []struct {
 		name string
 		vals []string
@@ -101,26 +103,37 @@ func ValidateFilters(f Filters) error {
 	}{{"type_filters", f.Type, limits.MaxTypeFilterChars}, {"path_filters", f.Path, limits.MaxPathChars}, {"edge_filters", f.Edge, limits.MaxEdgeFilterChars}}
 	for _, l := range lists {
 		if len(l.vals) > limits.MaxFilters {
-			return invalid(fmt.Sprintf("%s holds more than %d values", l.name, limits.MaxFilters))
+			return invalid(fmt.Sprintf("%s holds more than %d values", s.list(l.name), limits.MaxFilters))
 		}
-		seen := map[string]bool{}
-		for _, v := range l.vals {
-			if seen[v] {
-				return invalid(l.name + " holds a repeated value; give each value once")
+		first := map[string]int{}
+		for i, v := range l.vals {
+			at := s.item(l.name, i, len(l.vals))
+			if j, dup := first[v]; dup {
+				return invalid(at + " repeats " + s.item(l.name, j, len(l.vals)) + "; give each value once")
 			}
-			seen[v] = true
+			first[v] = i
 			if v == "" || guard.Len(v) > l.max {
-				return invalid(l.name + " values must be non-empty and at most " + strconv.Itoa(l.max) + " characters")
+				return invalid(at + " must be non-empty and at most " + strconv.Itoa(l.max) + " characters")
 			}
 			switch l.name {
 			case "type_filters":
 				if !guard.OutputSafe(v, l.max) {
-					return invalid("type_filters holds an unsafe value; use a type name of the workspace policy")
+					return invalid(at + " is not a type name that can be shown; use a type name of the workspace policy")
 				}
 			case "path_filters":
-				if !guard.OutputSafe(v, l.max) || strings.ContainsRune(v, '\\') || strings.HasPrefix(v, "/") ||
-					!guard.SafeRelPath(strings.NewReplacer("*", "x", "?", "x").Replace(v), l.max) || policy.Sensitive(v) {
-					return reason.New(reason.PathRefused, "path_filters holds a refused value: it must be a workspace-relative glob without '..' and not secret-looking")
+				// A glob's shape is its path's, with its wildcards as letters.
+				rule := textRule(v, l.max)
+				if rule == "" && !guard.OutputSafe(v, l.max) {
+					rule = "holds a credential or a machine path; leave it out"
+				}
+				if rule == "" {
+					rule = guard.PathShapeProblem(strings.NewReplacer("*", "x", "?", "x").Replace(v))
+				}
+				if rule == "" && policy.Sensitive(v) {
+					rule = ruleSecret
+				}
+				if rule != "" {
+					return s.pathRefused(l.name, i, l.vals, root, rule)
 				}
 			case "edge_filters":
 				// As in the reference, a ':' must have a target after it, and
@@ -129,7 +142,7 @@ func ValidateFilters(f Filters) error {
 				field, target = guard.TrimSpace(field), guard.TrimSpace(target)
 				if !guard.OutputSafe(field, limits.MaxFieldChars) ||
 					(hasTarget && (!guard.OutputSafe(target, limits.MaxRefTargetChars) || guard.Absolute(target))) {
-					return reason.New(reason.PathRefused, "edge_filters holds a refused value: write FIELD or FIELD:TARGET, both printable, "+
+					return reason.New(reason.PathRefused, at+" is refused: write FIELD or FIELD:TARGET, both printable, "+
 						"without a credential, and the target not an absolute path")
 				}
 			}
@@ -156,10 +169,10 @@ func (r *Reader) Query(ctx context.Context, a QueryArgs) (*QueryResult, error) {
 	if a.SnippetChars < 0 || a.SnippetChars > limits.MaxSnippetChars {
 		return nil, outOfRange("snippet_chars", 0, limits.MaxSnippetChars)
 	}
-	if err := ValidateFilters(a.Filters); err != nil {
+	if err := ValidateFilters(a.Filters, a.Spelling, r.ws.Root()); err != nil {
 		return nil, err
 	}
-	if err := r.refuseIgnored(ctx, "path_filters", a.Filters.Path); err != nil {
+	if err := r.refuseIgnored(ctx, a.Spelling, "path_filters", a.Filters.Path); err != nil {
 		return nil, err
 	}
 	snap, proj, err := r.ranked(ctx, searchArgs{text: a.Text, k: a.Limit, types: a.Filters.Type, paths: a.Filters.Path, edges: a.Filters.Edge, snippetChars: a.SnippetChars})
@@ -199,21 +212,4 @@ func (r *Reader) Query(ctx context.Context, a QueryArgs) (*QueryResult, error) {
 // Query runs one query over ws without keeping a snapshot.
 func Query(ctx context.Context, ws *workspace.Workspace, a QueryArgs) (*QueryResult, error) {
 	return NewReader(ws).Query(ctx, a)
-}
-
-// refuseIgnored refuses paths (or globs, read literally) that name what the
-// ignore rules exclude, without saying whether anything is there.
-func (r *Reader) refuseIgnored(ctx context.Context, arg string, paths []string) error {
-	ignored, err := policy.AnyIgnored(ctx, r.ws, paths)
-	if err != nil {
-		var re *reason.Error
-		if errors.As(err, &re) && re.Code == reason.ProducerUnavailable {
-			return err
-		}
-		return reason.Wrap(reason.PrivacyPolicyUnavailable, "the ignore policy could not be read", err)
-	}
-	if ignored {
-		return reason.New(reason.PathRefused, "a path in "+arg+" is one the workspace's ignore policy excludes; name only what the ignore rules admit")
-	}
-	return nil
 }

@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -65,6 +66,21 @@ func JournalLeft(ws *workspace.Workspace) bool {
 		return false
 	}
 	return err != nil || info.Exists
+}
+
+// RecordPath is where adopt keeps its record of what each adoption created
+// and appended (hashes and generated text only, none of the owner's bytes),
+// so that `create-vivary adopt DIR --undo` can remove exactly that.
+const RecordPath = ".vivary/runtime/adopt-record.json"
+
+// UndoInterrupted reports whether record bytes say an undo began and did
+// not finish (it marks the record before its first step and removes the
+// record after its last).
+func UndoInterrupted(record []byte) bool {
+	var r struct {
+		Undoing *string `json:"undoing"`
+	}
+	return json.Unmarshal(record, &r) == nil && r.Undoing != nil
 }
 
 // MarkerPrefix starts the pre-journal marker line adopt puts at the end of

@@ -14,6 +14,7 @@ import (
 
 const adoptHelp = `Usage: create-vivary adopt DIR [--preset P] [--adapter agents|claude]... [--apply HASH] [--json]
        create-vivary adopt DIR --recover [--apply HASH] [--json]
+       create-vivary adopt DIR --undo [--apply HASH] [--json]
 
 Turns an existing folder (notes, a docs tree, a Git checkout) into a
 thin-v0.3 workspace. It only creates the missing contract files, appends one
@@ -36,12 +37,19 @@ first (run git init so Git's rules apply, or remove them).
 journal or the marker line in .gitignore), with its own hash; --recover
 --apply HASH restores every file to its original bytes.
 
+--undo previews taking a finished adoption back, with its own hash: adopt
+keeps a record (.vivary/runtime/adopt-record.json) of what it created and
+appended, and the undo removes exactly that where it still holds adopt's
+bytes; a file you changed since is named and kept. --undo --apply HASH
+does it, journaled in the record, and puts every file back if a step fails.
+
 Flags:
   --preset P    coding, second-brain, knowledge-work or writing (default: the
                 one workspace.toml declares, else inferred from the files)
   --adapter A   agents or claude: a generated skill file; repeatable
   --apply HASH  apply the approved plan (or recovery) hash
   --recover     preview or apply the recovery of an interrupted adoption
+  --undo        preview or apply taking the adoptions of DIR back
   --json        print the result as JSON
   --version     print the version
 
@@ -55,6 +63,7 @@ func runAdopt(c *call) int {
 	c.fs.Var(&adapters, "adapter", "")
 	apply := c.fs.String("apply", "", "")
 	recover := c.fs.Bool("recover", false, "")
+	undo := c.fs.Bool("undo", false, "")
 	pos, exit, ok := c.parse()
 	if !ok {
 		return exit
@@ -67,6 +76,22 @@ func runAdopt(c *call) int {
 	defer cancel()
 	stdout, asJSON := c.stdout, c.asJSON
 	var err error
+	if *undo {
+		if *recover || *preset != "" || len(adapters) > 0 {
+			return c.usage("--undo takes back what the recorded adoptions did; omit --recover, --preset and --adapter")
+		}
+		var u *adopt.Undo
+		if applying {
+			u, err = adopt.ApplyUndo(ctx, pos[0], *apply)
+		} else {
+			u, err = adopt.PreviewUndo(ctx, pos[0])
+		}
+		if err != nil {
+			return c.fail(err)
+		}
+		printUndo(stdout, u, applying, *asJSON)
+		return ExitOK
+	}
 	if *recover {
 		if *preset != "" || len(adapters) > 0 {
 			return c.usage("a recovery uses the interrupted adoption's own options; omit --preset and --adapter")
@@ -184,7 +209,7 @@ func printPlan(w io.Writer, p *adopt.Plan, rep *doctor.Report, applied, asJSON b
 	fmt.Fprintf(w, "plan_hash: %s\n", p.Hash)
 	switch {
 	case applied && rep != nil:
-		fmt.Fprintf(w, "doctor: ok (%d node(s), %d edge(s), %d broken)\n", rep.Graph.Nodes, rep.Graph.Edges, rep.Graph.Broken)
+		fmt.Fprintf(w, "doctor: ok (%d node(s) from %d document(s), %d edge(s), %d broken)\n", rep.Graph.Nodes, rep.Graph.Documents, rep.Graph.Edges, rep.Graph.Broken)
 		for _, warn := range rep.Warnings {
 			fmt.Fprintln(w, "  warning: "+warn)
 		}
@@ -229,5 +254,53 @@ func printRecovery(w io.Writer, r *adopt.Recovery, applied, asJSON bool) {
 	fmt.Fprintf(w, "recovery_hash: %s\n", r.Hash)
 	if !applied {
 		fmt.Fprintf(w, "apply with: --recover --apply %s\n", r.Hash)
+	}
+}
+
+func printUndo(w io.Writer, u *adopt.Undo, applied, asJSON bool) {
+	if asJSON {
+		mode := "undo-dry-run"
+		if applied {
+			mode = "undone"
+		}
+		left := u.Left
+		if left == nil {
+			left = []adopt.UndoKept{}
+		}
+		_ = writeJSON(w, map[string]any{"ok": true, "mode": mode, "undone": applied, "root": u.Root, "adoptions": u.Adoptions,
+			"undo_actions": u.Steps, "kept": u.Kept, "made_folders": u.Folders, "temp_files": u.Temps, "folders_left": left, "undo_plan_hash": u.Hash})
+		return
+	}
+	verbs := map[string]string{adopt.UndoRemove: "would remove", adopt.UndoStrip: "would remove the Vivary block from"}
+	head := "would undo"
+	if applied {
+		verbs = map[string]string{adopt.UndoRemove: "removed", adopt.UndoStrip: "removed the Vivary block from"}
+		head = "undid"
+	}
+	noun := "adoption"
+	if u.Adoptions > 1 {
+		noun = fmt.Sprintf("%d adoptions", u.Adoptions)
+	}
+	fmt.Fprintf(w, "create-vivary adopt: %s the %s of %s\n", head, noun, u.Root)
+	for _, s := range u.Steps {
+		fmt.Fprintf(w, "  %s: %s\n", verbs[s.Operation], s.Path)
+	}
+	for _, t := range u.Temps {
+		fmt.Fprintf(w, "  %s the temp file a killed write left: %s\n", strings.TrimSuffix(verbs[adopt.UndoRemove], ":"), t)
+	}
+	for _, k := range u.Kept {
+		fmt.Fprintf(w, "  kept: %s: %s\n", k.Path, k.Reason)
+	}
+	switch {
+	case applied:
+		for _, d := range u.Left {
+			fmt.Fprintf(w, "  kept the folder %s: %s\n", d.Path, d.Reason)
+		}
+	case len(u.Folders) > 0:
+		fmt.Fprintf(w, "  then the folders adopt made, each if nothing else is in it: %s\n", strings.Join(u.Folders, ", "))
+	}
+	fmt.Fprintf(w, "undo_hash: %s\n", u.Hash)
+	if !applied {
+		fmt.Fprintf(w, "apply with: --undo --apply %s\n", u.Hash)
 	}
 }

@@ -18,6 +18,7 @@ Usage:
   create-vivary init DIR [--preset P] [--adapter agents|claude]... [--dry-run] [--json]
   create-vivary adopt DIR [--preset P] [--adapter agents|claude]... [--apply HASH] [--json]
   create-vivary adopt DIR --recover [--apply HASH] [--json]
+  create-vivary adopt DIR --undo [--apply HASH] [--json]
   create-vivary doctor [--workspace DIR] [--json]
   create-vivary record --workspace DIR --path FOLDER/SLUG.md --source FILE --capsule FILE [--apply HASH] [--json]
   create-vivary --version
@@ -147,7 +148,8 @@ Flags:
   --json           print the report as JSON
   --version        print the version
 
-Exit status: 0 healthy, 1 problems found, 2 usage error.
+Exit status: 0 healthy, 1 problems found, 2 usage error or a folder that
+cannot be inspected (missing, unreadable, or not a Vivary workspace).
 `
 
 func runDoctor(c *call) int {
@@ -166,9 +168,9 @@ func runDoctor(c *call) int {
 	defer cancel()
 	rep, err := doctor.Run(ctx, *dir)
 	if err != nil {
-		// Doctor refuses only a folder it cannot inspect at all: a wrong
-		// argument, with the hint to --help.
-		return c.usage("%v", err)
+		// A folder Doctor cannot inspect at all, or one that is no
+		// workspace: a refusal, exit 2, as vivary's for the same folder.
+		return c.fail(err)
 	}
 	stdout := c.stdout
 	if *c.asJSON {
@@ -184,7 +186,7 @@ func runDoctor(c *call) int {
 			fmt.Fprintln(stdout, "warning: "+w)
 		}
 		if rep.Graph != nil {
-			fmt.Fprintf(stdout, "graph: %d nodes, %d edges, %d broken\n", rep.Graph.Nodes, rep.Graph.Edges, rep.Graph.Broken)
+			fmt.Fprintf(stdout, "graph: %d nodes from %d documents, %d edges, %d broken\n", rep.Graph.Nodes, rep.Graph.Documents, rep.Graph.Edges, rep.Graph.Broken)
 		}
 		printOmissionRows(stdout, rep.Omissions)
 		if hidesPaths(rep.Omissions) {

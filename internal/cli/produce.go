@@ -111,7 +111,7 @@ func runQuery(c *call) int {
 	c.fs.Var(&edges, "edge", "")
 	return runProducer(c, func(ctx context.Context, r *produce.Reader, text string) (any, func(io.Writer), error) {
 		res, err := r.Query(ctx, produce.QueryArgs{Text: text, Limit: *limit, SnippetChars: *snippet, Explain: *explain,
-			Filters: produce.Filters{Type: types, Path: paths, Edge: edges}})
+			Filters: produce.Filters{Type: types, Path: paths, Edge: edges}, Spelling: produce.Flags})
 		if err != nil {
 			return nil, nil, err
 		}

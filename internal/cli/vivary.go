@@ -109,7 +109,7 @@ func runCheck(c *call) int {
 	defer ws.Close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	a := produce.CheckArgs{Paths: paths}
+	a := produce.CheckArgs{Paths: paths, Spelling: produce.Flags}
 	if *strict {
 		a.Strict = strict
 	}

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +78,8 @@ func TestGoInstallFromAProxy(t *testing.T) {
 		}
 	}
 
+	archiveInstall(t, readme, repo, bin)
+
 	ws := filepath.Join(tmp, "ws")
 	if out, err := exec.Command(filepath.Join(bin, "create-vivary"), "init", ws).CombinedOutput(); err != nil {
 		t.Fatalf("create-vivary init: %v\n%s", err, out)
@@ -83,5 +89,116 @@ func TestGoInstallFromAProxy(t *testing.T) {
 	out, _ := doctor.Output()
 	if !bytes.Contains(out, []byte(`"adapter_version": "`+pseudoRelease+`"`)) || !bytes.Contains(out, []byte(`"install_status": "installed"`)) {
 		t.Errorf("doctor does not report the installed adapter %s:\n%s", pseudoRelease, out)
+	}
+}
+
+var (
+	// archiveLine is the README's release-archive one-liner.
+	archiveLine = regexp.MustCompile(`(?m)^ +(mkdir -p ~/\.local/bin && curl -fsSL https://github\.com/vivary-dev/vivary-go/releases/latest/download/vivary_\w+_\w+\.tar\.gz \| tar .*)$`)
+	// pathLine is the README's line that puts ~/.local/bin on PATH.
+	pathLine = regexp.MustCompile(`(?m)^ +(export PATH="\$HOME/\.local/bin:\$PATH".*)$`)
+)
+
+// archiveInstall runs the README's archive one-liner, as it is written, on
+// a fresh account: an empty HOME (no ~/.local/bin yet) and a PATH of the
+// system's folders only. The download is a curl on PATH that serves, for
+// the README's URL and no other, an archive of GoReleaser's layout (the
+// three binaries and the README at its top, see .goreleaser.yaml) made of
+// the binaries bin holds. Then the README's PATH line makes them found:
+// in the shell that runs it, and in every new login shell.
+func archiveInstall(t *testing.T, readme []byte, repo, bin string) {
+	t.Helper()
+	line := archiveLine.FindSubmatch(readme)
+	put := pathLine.FindSubmatch(readme)
+	if line == nil || put == nil {
+		t.Fatalf("README has no archive one-liner (%v) or no PATH line (%v)", line != nil, put != nil)
+	}
+	tmp := t.TempDir()
+	archive := filepath.Join(tmp, "vivary.tar.gz")
+	files := map[string]string{"README.md": filepath.Join(repo, "README.md"), "LICENSE": filepath.Join(repo, "LICENSE")}
+	for _, b := range []string{"vivary", "create-vivary", "vivary-mcp"} {
+		files[b] = filepath.Join(bin, b)
+	}
+	writeArchive(t, archive, files)
+	fake := filepath.Join(tmp, "fakebin")
+	if err := os.Mkdir(fake, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	curl := "#!/bin/sh\n# The README's download, served from the archive this test made.\n" +
+		`if [ "$#" = 2 ] && [ "$1" = -fsSL ]; then case "$2" in https://github.com/vivary-dev/vivary-go/releases/latest/download/vivary_*_*.tar.gz) exec cat "$ARCHIVE";; esac; fi` + "\n" +
+		`echo "curl: unexpected arguments: $*" >&2; exit 22` + "\n"
+	if err := os.WriteFile(filepath.Join(fake, "curl"), []byte(curl), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(tmp, "home")
+	if err := os.Mkdir(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	system := "/usr/local/bin:/usr/bin:/bin"
+	shell := func(path string, login bool, script string) (string, error) {
+		args := []string{"-c", script}
+		if login {
+			args = append([]string{"-l"}, args...)
+		}
+		cmd := exec.Command("/bin/sh", args...)
+		cmd.Dir = home
+		cmd.Env = []string{"HOME=" + home, "PATH=" + path, "ARCHIVE=" + archive, "LC_ALL=C"}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := shell(fake+":"+system, false, string(line[1])); err != nil {
+		t.Fatalf("the README's archive line on a fresh account: %v\n%s", err, out)
+	}
+	for _, b := range []string{"vivary", "create-vivary", "vivary-mcp"} {
+		if st, err := os.Stat(filepath.Join(home, ".local", "bin", b)); err != nil || st.Mode()&0o111 == 0 {
+			t.Errorf("the README's archive line did not install %s: %v", b, err)
+		}
+	}
+	// Before the PATH line the binaries are not found, after it they are.
+	if out, err := shell(system, false, "vivary --version"); err == nil {
+		t.Errorf("vivary was found before the README's PATH line: %s", out)
+	}
+	want := "vivary " + pseudoRelease + "\n"
+	if out, err := shell(system, false, string(put[1])+"\nvivary --version"); err != nil || out != want {
+		t.Errorf("the README's PATH line, then vivary --version: %q %v, want %q", out, err, want)
+	}
+	for _, b := range []string{"vivary", "create-vivary", "vivary-mcp"} {
+		if out, err := shell(system, true, b+" --version"); err != nil || out != b+" "+pseudoRelease+"\n" {
+			t.Errorf("a new login shell after the README's PATH line, %s --version: %q %v", b, out, err)
+		}
+	}
+}
+
+// writeArchive writes a gzipped tar of files (name in the archive -> file),
+// flat, as GoReleaser lays out the release archives.
+func writeArchive(t *testing.T, dst string, files map[string]string) {
+	t.Helper()
+	f, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zw := gzip.NewWriter(f)
+	tw := tar.NewWriter(zw)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		data, err := os.ReadFile(files[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(files[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: int64(st.Mode().Perm()), Size: int64(len(data)), ModTime: st.ModTime(), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []interface{ Close() error }{tw, zw} {
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

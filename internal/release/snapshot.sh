@@ -44,16 +44,20 @@ for b in vivary create-vivary vivary-mcp; do
   [[ "$got" =~ ^$b\ $version$ ]] || fail "$b --version printed '$got', want /^$b $version\$/"
 done
 
-# The README's archive one-liner, with the download replaced by the local file.
-line=$(grep -E '^ +curl -fsSL https://github.com/vivary-dev/vivary-go/releases/latest/download/' README.md) ||
+# The README's archive one-liner, run as it is written on a fresh account
+# (an empty HOME, no ~/.local/bin yet), with a curl on PATH that serves the
+# snapshot's archive for the README's URL.
+line=$(grep -E '^ +mkdir -p ~/.local/bin && curl -fsSL https://github.com/vivary-dev/vivary-go/releases/latest/download/' README.md) ||
   fail "README has no archive one-liner"
 archive=$(printf '%s' "$line" | sed -E 's#.*/latest/download/([^ ]+) .*#\1#')
-tar_args=$(printf '%s' "$line" | sed -E 's#.*\| *tar (.*)$#\1#; s#~/.local/bin#'"$work/readme"'#')
-mkdir "$work/readme"
-# shellcheck disable=SC2086 # the README's arguments, word-split as a shell would
-tar $tar_args < "dist/$archive" || fail "the README's line does not unpack dist/$archive"
+mkdir "$work/home" "$work/fakebin"
+printf '#!/bin/sh\n[ "$2" = "%s" ] && exec cat "%s"\nexit 22\n' \
+  "https://github.com/vivary-dev/vivary-go/releases/latest/download/$archive" "$PWD/dist/$archive" > "$work/fakebin/curl"
+chmod +x "$work/fakebin/curl"
+(cd "$work/home" && env -i HOME="$work/home" PATH="$work/fakebin:/usr/local/bin:/usr/bin:/bin" sh -c "$line") ||
+  fail "the README's line does not unpack dist/$archive on a fresh account"
 for b in vivary create-vivary vivary-mcp; do
-  [ -x "$work/readme/$b" ] || fail "the README's line does not install $b"
+  [ -x "$work/home/.local/bin/$b" ] || fail "the README's line does not install $b"
 done
 
 go run ./internal/release npm dist "$work/npm" v0.0.0-snapshot

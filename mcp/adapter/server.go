@@ -13,6 +13,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -104,6 +105,26 @@ func (s *Server) MCPServer() *mcp.Server {
 
 var errInvalidParams = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid tool arguments"}
 
+// invalidArgs is -32602 for arguments validateArgs refused: the message
+// goes on to name the argument and the rule it broke (never the value), so
+// an agent can correct its call, and data holds the same as
+// {"argument": NAME or null, "detail": SENTENCE}.
+func invalidArgs(err error) *jsonrpc.Error {
+	var ae *argError
+	if !errors.As(err, &ae) {
+		return errInvalidParams
+	}
+	var arg any
+	if ae.arg != "" {
+		arg = ae.arg
+	}
+	data, mErr := json.Marshal(map[string]any{"argument": arg, "detail": ae.detail})
+	if mErr != nil {
+		return errInvalidParams
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: errInvalidParams.Message + ": " + ae.detail, Data: data}
+}
+
 // middleware answers what the SDK would get wrong: it refuses undeclared
 // features, a tools/list cursor, an unknown tool and invalid arguments with
 // the reference codes, before any handler runs.
@@ -141,12 +162,12 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			in := inputBytes(p.Arguments)
 			if !toolNames[p.Name] {
 				s.diag.Emit(Diag{Event: "tool_refused", Outcome: "refused", Reason: "invalid_tool", ElapsedMS: 0, InputBytes: in, OutputBytes: -1})
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown tool"}
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown tool: call one of " + strings.Join(ToolNames, ", ")}
 			}
 			a, err := validateArgs(p.Name, p.Arguments)
 			if err != nil {
 				s.diag.Emit(Diag{Event: "tool_refused", Tool: p.Name, Outcome: "refused", Reason: "invalid_arguments", ElapsedMS: 0, InputBytes: in, OutputBytes: -1})
-				return nil, errInvalidParams
+				return nil, invalidArgs(err)
 			}
 			ctx = context.WithValue(ctx, validatedKey{}, &validated{args: a, inputBytes: in, started: time.Now()})
 		}
@@ -190,7 +211,7 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 			// Called without the middleware (in-process use): validate here.
 			a, err := validateArgs(tool, req.Params.Arguments)
 			if err != nil {
-				return nil, errInvalidParams
+				return nil, invalidArgs(err)
 			}
 			v = &validated{args: a, inputBytes: inputBytes(req.Params.Arguments), started: time.Now()}
 		}

@@ -105,6 +105,12 @@ func FuzzValidateArgs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool, raw string) {
 		a, err := validateArgs(tool, json.RawMessage(raw))
 		if err != nil {
+			// A refusal names an argument only in the shape of a schema
+			// key, and its detail is a short sentence safe to show.
+			var ae *argError
+			if !errors.As(err, &ae) || (ae.arg != "" && !nameShape.MatchString(ae.arg)) || !guard.OutputSafe(ae.detail, 512) {
+				t.Fatalf("refusal %#v", err)
+			}
 			return
 		}
 		if !ValidAlias(a.Workspace) {
@@ -128,7 +134,8 @@ func FuzzValidateArgs(f *testing.F) {
 func TestBlankTextIsInvalid(t *testing.T) {
 	for _, text := range []string{` `, `\t\n`, `\u00a0`, `\u3000`, `\u001c\u001f`, `\u2028`} {
 		raw := `{"workspace":"a","text":"` + text + `"}`
-		if _, err := validateArgs(ToolQuery, json.RawMessage(raw)); !errors.Is(err, errInvalid) {
+		var ae *argError
+		if _, err := validateArgs(ToolQuery, json.RawMessage(raw)); !errors.As(err, &ae) || ae.detail != "text must not be empty or whitespace" {
 			t.Errorf("%s: %v, want invalid arguments", raw, err)
 		}
 	}

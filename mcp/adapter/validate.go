@@ -3,9 +3,12 @@ package adapter
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -19,8 +22,50 @@ var aliasRe = regexp.MustCompile(aliasPattern)
 // digits, ".", "_" and "-", starting with a letter or digit.
 func ValidAlias(s string) bool { return aliasRe.MatchString(s) }
 
-// errInvalid is any argument outside the schema or its runtime rules.
-var errInvalid = errors.New("invalid tool arguments")
+// argError is an argument outside the schema or its runtime rules. Its
+// detail names the argument and the rule it broke, never the value; arg is
+// the argument's name, or "" when the arguments as a whole are wrong or
+// the name is not safe to show.
+type argError struct {
+	arg    string
+	detail string
+}
+
+func (e *argError) Error() string { return e.detail }
+
+func bad(arg, format string, a ...any) error {
+	return &argError{arg: arg, detail: fmt.Sprintf(format, a...)}
+}
+
+// nameShape is what an argument name the caller made up must look like to
+// be repeated in a refusal: a misspelt schema key, words of lowercase
+// letters joined by '_'. Anything else (a value pasted where a name
+// belongs, a credential) is described, never shown.
+var nameShape = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+
+// shownName is name, quoted, when it is safe to repeat, else "". Beyond
+// the shape and the credential screen (made for text, which lets a bare
+// key such as 32 lowercase hex digits pass), a name is shown only when it
+// reads like words: no part between '_' longer than 16 characters, and at
+// most 3 digits in all. A random key almost never does.
+func shownName(name string) string {
+	if !nameShape.MatchString(name) || !guard.OutputSafe(name, 32) {
+		return ""
+	}
+	digits := 0
+	for _, c := range name {
+		if c >= '0' && c <= '9' {
+			digits++
+		}
+	}
+	if digits > 3 || slices.ContainsFunc(strings.Split(name, "_"), func(part string) bool { return len(part) > 16 }) {
+		return ""
+	}
+	return strconv.Quote(name)
+}
+
+const hiddenName = "(its name is not shown: only a name like a schema key is repeated: 1-32 lowercase letters, digits and '_', " +
+	"at most 16 between two '_', at most 3 digits)"
 
 // args are the validated arguments of one call, defaults applied.
 type args struct {
@@ -65,32 +110,36 @@ func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return map[string]json.RawMessage{}, nil
 	}
+	notObject := bad("", "the arguments must be one JSON object")
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	tok, err := dec.Token()
 	if err != nil || tok != json.Delim('{') {
-		return nil, errInvalid
+		return nil, notObject
 	}
 	out := map[string]json.RawMessage{}
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
-			return nil, errInvalid
+			return nil, notObject
 		}
 		k, _ := kt.(string)
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nil, errInvalid
+			return nil, notObject
 		}
 		if _, dup := out[k]; dup {
-			return nil, errInvalid
+			if n := shownName(k); n != "" {
+				return nil, bad(k, "argument %s is given twice; give each argument once", n)
+			}
+			return nil, bad("", "an argument is given twice %s; give each argument once", hiddenName)
 		}
 		out[k] = v
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, errInvalid
+		return nil, notObject
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errInvalid
+		return nil, notObject
 	}
 	return out, nil
 }
@@ -120,13 +169,37 @@ func jsonInt(v json.RawMessage) (int64, bool) {
 	return i, err == nil
 }
 
+// names lists a tool's arguments: the required ones first, then the rest
+// in name order.
+func (spec argSpec) names() []string {
+	var rest []string
+	for _, m := range []map[string]bool{keys(spec.strings), keys(spec.ints), spec.bools, keys(spec.arrays)} {
+		for k := range m {
+			if !slices.Contains(spec.required, k) {
+				rest = append(rest, k)
+			}
+		}
+	}
+	slices.Sort(rest)
+	return append(slices.Clone(spec.required), rest...)
+}
+
+func keys[V any](m map[string]V) map[string]bool {
+	out := map[string]bool{}
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
 // validateArgs applies the closed schema and the runtime rules that are
 // stricter than it: trimmed non-empty strings, code-point lengths, integer
-// literals only, unique array items, and safe check paths.
+// literals only, unique array items, and safe check paths. Arguments are
+// judged in name order, so the same call always names the same problem.
 func validateArgs(tool string, raw json.RawMessage) (*args, error) {
 	spec, ok := specs[tool]
 	if !ok {
-		return nil, errInvalid
+		return nil, bad("", "unknown tool")
 	}
 	obj, err := decodeObject(raw)
 	if err != nil {
@@ -134,23 +207,29 @@ func validateArgs(tool string, raw json.RawMessage) (*args, error) {
 	}
 	for _, r := range spec.required {
 		if _, ok := obj[r]; !ok {
-			return nil, errInvalid
+			return nil, bad(r, "%s is required", r)
 		}
 	}
 	a := &args{Limit: limits.DefaultFindResults, Budget: limits.DefaultFindBudget, SnippetChars: limits.DefaultSnippetChars, MaxClaims: limits.DefaultClaims}
 	if tool == ToolQuery {
 		a.Limit = limits.DefaultQueryResults
 	}
-	for k, v := range obj {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		v := obj[k]
 		switch {
 		case spec.strings[k] > 0:
 			s, ok := jsonString(v)
-			if !ok || guard.TrimSpace(s) == "" || utf8.RuneCountInString(s) > spec.strings[k] {
-				return nil, errInvalid
+			switch {
+			case !ok:
+				return nil, bad(k, "%s must be a string", k)
+			case guard.TrimSpace(s) == "":
+				return nil, bad(k, "%s must not be empty or whitespace", k)
+			case utf8.RuneCountInString(s) > spec.strings[k]:
+				return nil, bad(k, "%s is longer than %d characters", k, spec.strings[k])
 			}
 			if k == "workspace" {
 				if !ValidAlias(s) {
-					return nil, errInvalid
+					return nil, bad(k, "workspace must be one of the aliases vivary-mcp was started with: %s", aliasGrammar)
 				}
 				a.Workspace = s
 			} else {
@@ -158,8 +237,12 @@ func validateArgs(tool string, raw json.RawMessage) (*args, error) {
 			}
 		case spec.ints[k] != [2]int64{}:
 			n, ok := jsonInt(v)
-			if r := spec.ints[k]; !ok || n < r[0] || n > r[1] {
-				return nil, errInvalid
+			r := spec.ints[k]
+			switch {
+			case !ok:
+				return nil, bad(k, "%s must be a whole number written as an integer", k)
+			case n < r[0] || n > r[1]:
+				return nil, bad(k, "%s must be between %d and %d", k, r[0], r[1])
 			}
 			switch k {
 			case "limit":
@@ -175,18 +258,20 @@ func validateArgs(tool string, raw json.RawMessage) (*args, error) {
 			if string(v) == "null" && spec.bools[k] {
 				continue
 			}
-			var b bool
 			if string(v) != "true" && string(v) != "false" {
-				return nil, errInvalid
+				if spec.bools[k] {
+					return nil, bad(k, "%s must be true, false or null", k)
+				}
+				return nil, bad(k, "%s must be true or false", k)
 			}
-			b = string(v) == "true"
+			b := string(v) == "true"
 			if k == "explain" {
 				a.Explain = b
 			} else {
 				a.Strict = &b
 			}
 		case spec.arrays[k] != [2]int{}:
-			list, err := stringArray(v, spec.arrays[k][0], spec.arrays[k][1])
+			list, err := stringArray(k, v, spec.arrays[k][0], spec.arrays[k][1])
 			if err != nil {
 				return nil, err
 			}
@@ -198,15 +283,19 @@ func validateArgs(tool string, raw json.RawMessage) (*args, error) {
 			case "edge_filters":
 				a.Edges = list
 			case "paths":
-				for _, p := range list {
-					if !guard.RelPathShape(p) {
-						return nil, errInvalid
+				for i, p := range list {
+					if rule := guard.PathShapeProblem(p); rule != "" {
+						return nil, bad(k, "paths[%d] %s", i, rule)
 					}
 				}
 				a.CheckPaths = list
 			}
 		default:
-			return nil, errInvalid
+			takes := tool + " takes " + strings.Join(spec.names(), ", ")
+			if n := shownName(k); n != "" {
+				return nil, bad(k, "unknown argument %s; %s", n, takes)
+			}
+			return nil, bad("", "an unknown argument %s; %s", hiddenName, takes)
 		}
 	}
 	return a, nil
@@ -214,22 +303,30 @@ func validateArgs(tool string, raw json.RawMessage) (*args, error) {
 
 func hasBool(s argSpec, k string) bool { _, ok := s.bools[k]; return ok }
 
-func stringArray(v json.RawMessage, maxItems, maxChars int) ([]string, error) {
-	if len(v) == 0 || v[0] != '[' {
-		return nil, errInvalid
-	}
+func stringArray(name string, v json.RawMessage, maxItems, maxChars int) ([]string, error) {
 	var raw []json.RawMessage
-	if json.Unmarshal(v, &raw) != nil || len(raw) > maxItems {
-		return nil, errInvalid
+	if len(v) == 0 || v[0] != '[' || json.Unmarshal(v, &raw) != nil {
+		return nil, bad(name, "%s must be an array of strings", name)
 	}
-	seen := map[string]bool{}
+	if len(raw) > maxItems {
+		return nil, bad(name, "%s holds more than %d values", name, maxItems)
+	}
+	first := map[string]int{}
 	out := make([]string, 0, len(raw))
-	for _, r := range raw {
+	for i, r := range raw {
 		s, ok := jsonString(r)
-		if !ok || s == "" || utf8.RuneCountInString(s) > maxChars || seen[s] {
-			return nil, errInvalid
+		switch {
+		case !ok:
+			return nil, bad(name, "%s[%d] must be a string", name, i)
+		case s == "":
+			return nil, bad(name, "%s[%d] must not be empty", name, i)
+		case utf8.RuneCountInString(s) > maxChars:
+			return nil, bad(name, "%s[%d] is longer than %d characters", name, i, maxChars)
 		}
-		seen[s] = true
+		if j, dup := first[s]; dup {
+			return nil, bad(name, "%s[%d] repeats %s[%d]; give each value once", name, i, name, j)
+		}
+		first[s] = i
 		out = append(out, s)
 	}
 	return out, nil

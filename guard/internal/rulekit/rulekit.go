@@ -356,3 +356,122 @@ func product(a, b []string) []string {
 	}
 	return out
 }
+
+// keyEdge is what the screen takes as the edge of a key: anything but an
+// ASCII letter or digit, or the text's end. gitleaks' own edges (a space,
+// a quote, ";", \b) miss a key that ends a sentence, sits in brackets,
+// emphasis or a link's query, or is followed by "," or ":".
+const (
+	leadEdge  = `(?:^|[^0-9A-Za-z])`
+	trailEdge = `(?:[^0-9A-Za-z]|$)`
+)
+
+// Widen rewrites a rule's pattern so that the boundary context at either
+// end of each top-level alternative (\b, (?:^|[…]), (?:[\x60'"\s;]|\\[nr]|$)
+// and the like) accepts any character that cannot be part of a key, and
+// word boundaries just inside them go. When the pattern has no capture
+// group, each widened alternative's core becomes one, so the secret a
+// finding reports is the key without the edge characters around it.
+func Widen(pattern string) (string, error) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return "", err
+	}
+	lead, _ := syntax.Parse(leadEdge, syntax.Perl)
+	trail, _ := syntax.Parse(trailEdge, syntax.Perl)
+	wrap := re.MaxCap() == 0
+	alts := []*syntax.Regexp{re}
+	if re.Op == syntax.OpAlternate {
+		alts = re.Sub
+	}
+	for i, a := range alts {
+		alts[i] = widenOne(a, lead, trail, wrap)
+	}
+	if re.Op != syntax.OpAlternate {
+		re = alts[0]
+	}
+	return re.String(), nil
+}
+
+func widenOne(re, lead, trail *syntax.Regexp, wrap bool) *syntax.Regexp {
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 {
+		return re
+	}
+	parts := re.Sub
+	hasLead := isEdge(parts[0], true)
+	if hasLead {
+		parts = parts[1:]
+	}
+	hasTrail := len(parts) > 1 && isEdge(parts[len(parts)-1], false)
+	if hasTrail {
+		parts = parts[:len(parts)-1]
+	}
+	if !hasLead && !hasTrail {
+		return re
+	}
+	core := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: append([]*syntax.Regexp(nil), parts...)}
+	dropInnerBounds(core, hasLead, hasTrail)
+	var mid *syntax.Regexp = core
+	if wrap {
+		mid = &syntax.Regexp{Op: syntax.OpCapture, Flags: re.Flags, Sub: []*syntax.Regexp{core}, Cap: 1}
+	}
+	var out []*syntax.Regexp
+	if hasLead {
+		out = append(out, lead)
+	}
+	out = append(out, mid)
+	if hasTrail {
+		out = append(out, trail)
+	}
+	return &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: out}
+}
+
+// isEdge reports a boundary context at the start (or end) of an
+// alternative: \b, or an alternation of one or two characters one way of
+// which is the text's edge or a space.
+func isEdge(re *syntax.Regexp, start bool) bool {
+	if re.Op == syntax.OpWordBoundary {
+		return true
+	}
+	if re.Op != syntax.OpAlternate || !boundary(re) {
+		return false
+	}
+	for _, s := range re.Sub {
+		if start && (s.Op == syntax.OpBeginText || s.Op == syntax.OpBeginLine) ||
+			!start && (s.Op == syntax.OpEndText || s.Op == syntax.OpEndLine) ||
+			s.Op == syntax.OpCharClass && matchesSpace(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropInnerBounds removes the \b at the widened ends of core, through
+// captures and concatenations: the new edges decide there.
+func dropInnerBounds(re *syntax.Regexp, atStart, atEnd bool) {
+	for re != nil {
+		switch re.Op {
+		case syntax.OpCapture:
+			re = re.Sub[0]
+			continue
+		case syntax.OpConcat:
+			if atStart {
+				for len(re.Sub) > 1 && re.Sub[0].Op == syntax.OpWordBoundary {
+					re.Sub = re.Sub[1:]
+				}
+				dropInnerBounds(re.Sub[0], true, false)
+			}
+			if atEnd {
+				for len(re.Sub) > 1 && re.Sub[len(re.Sub)-1].Op == syntax.OpWordBoundary {
+					re.Sub = re.Sub[:len(re.Sub)-1]
+				}
+				dropInnerBounds(re.Sub[len(re.Sub)-1], false, true)
+			}
+		case syntax.OpAlternate:
+			for _, s := range re.Sub {
+				dropInnerBounds(s, atStart, atEnd)
+			}
+		}
+		return
+	}
+}
