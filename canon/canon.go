@@ -16,6 +16,8 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -85,11 +87,18 @@ func EncodeTree(tree any, o Options) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ErrDuplicateKey is an object that names one key twice.
+// ErrDuplicateKey is an object that names one key twice: in the same
+// spelling once escapes are read ("id" and "\u0069d"), or in two that
+// differ only in case (Unicode simple folding: "id" and "ID", "key" and
+// "\u212Aey" with the Kelvin sign), which encoding/json takes for the same
+// struct field.
 var ErrDuplicateKey = errors.New("duplicate object key")
 
 // DecodeStrict parses exactly one JSON value into a generic tree with exact
-// numbers, refusing duplicate keys and trailing data.
+// numbers, refusing duplicate keys (ErrDuplicateKey) and trailing data. A
+// document with a key twice reads one way to a decoder that keeps the
+// first and another to one that keeps the last, or matches fields without
+// case; refusing it leaves one reading.
 func DecodeStrict(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -271,6 +280,10 @@ func decodeOrdered(dec *json.Decoder, strict bool) (any, error) {
 		switch t {
 		case '{':
 			o := &orderedObject{vals: map[string]any{}}
+			var folded map[string]bool
+			if strict {
+				folded = map[string]bool{}
+			}
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
@@ -281,9 +294,14 @@ func decodeOrdered(dec *json.Decoder, strict bool) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				if _, dup := o.vals[k]; dup && strict {
-					return nil, ErrDuplicateKey
-				} else if !dup {
+				if strict {
+					f := foldKey(k)
+					if folded[f] {
+						return nil, ErrDuplicateKey
+					}
+					folded[f] = true
+				}
+				if _, dup := o.vals[k]; !dup {
 					o.keys = append(o.keys, k)
 				}
 				o.vals[k] = val
@@ -304,6 +322,29 @@ func decodeOrdered(dec *json.Decoder, strict bool) (any, error) {
 		}
 	}
 	return tok, nil
+}
+
+// foldKey is k with every letter replaced by the least of the letters
+// simple case folding equates it with (as encoding/json matches field
+// names): two keys fold alike exactly when bytes.EqualFold says they are
+// equal.
+func foldKey(k string) string {
+	ascii := true
+	for i := 0; i < len(k) && ascii; i++ {
+		ascii = k[i] < utf8.RuneSelf
+	}
+	if ascii {
+		return strings.ToUpper(k)
+	}
+	b := make([]rune, 0, len(k))
+	for _, r := range k {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b = append(b, least)
+	}
+	return string(b)
 }
 
 func write(buf *bytes.Buffer, v any, o Options) error {

@@ -2,6 +2,7 @@ package canon_test
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/canon"
@@ -52,6 +53,40 @@ func TestStringLen(t *testing.T) {
 		goJSON, _ := json.Marshal(s)
 		if canon.StringLen(s, true) != len(goJSON) {
 			t.Errorf("%q: go length %d, counted %d", s, len(goJSON), canon.StringLen(s, true))
+		}
+	}
+}
+
+// A key twice in one object is refused however it is spelt the second
+// time: escaped, or in another case as encoding/json matches struct
+// fields (Unicode simple folding, the Kelvin sign and the long s
+// included), at any depth. Keys only a normalisation or a look-alike would
+// equate are different keys to every decoder, and stay apart.
+func TestDecodeStrictRefusesAKeyTwice(t *testing.T) {
+	for _, doc := range []string{
+		`{"id":1,"id":2}`,
+		`{"id":1,"\u0069d":2}`,
+		`{"id":1,"ID":2}`,
+		`{"method":"a","Method":"b"}`,
+		`{"params":{},"paramſ":{}}`,
+		`{"key":1,"\u212Aey":2}`,
+		`{"a":[{"b":{"name":1,"NAME":2}}]}`,
+		`{"ǅ":1,"ǆ":2}`,
+		`{"Σ":1,"ς":2}`,
+	} {
+		if _, err := canon.DecodeStrict([]byte(doc)); !errors.Is(err, canon.ErrDuplicateKey) {
+			t.Errorf("%s: %v, want a duplicate key", doc, err)
+		}
+	}
+	for _, doc := range []string{
+		`{"id":1,"ids":2}`,
+		`{"i":1,"ı":2}`,
+		`{"é":1,"e\u0301":2}`,
+		`{"a":{"id":1},"b":{"id":2}}`,
+		`[{"id":1},{"id":2}]`,
+	} {
+		if _, err := canon.DecodeStrict([]byte(doc)); err != nil {
+			t.Errorf("%s: %v", doc, err)
 		}
 	}
 }

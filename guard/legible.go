@@ -85,6 +85,18 @@ func scanText(s string, bad func(i int, r rune, why string) bool) {
 			i++
 			continue
 		}
+		if r >= 0xE0020 && r <= 0xE007F {
+			// A run of tag characters is one flag or none: judged once,
+			// so that no character looks back or ahead over the run.
+			end, flag := tagRun(s, i)
+			for ; !flag && i < end; i += 4 {
+				if t, _ := utf8.DecodeRuneInString(s[i:]); !bad(i, t, faultTag) {
+					return
+				}
+			}
+			i = end
+			continue
+		}
 		if why := runeFault(s, i, r, n); why != "" && !bad(i, r, why) {
 			return
 		}
@@ -109,9 +121,7 @@ func runeFault(s string, i int, r rune, n int) string {
 	case unicode.Is(unicode.Bidi_Control, r):
 		return faultBidi
 	case r >= 0xE0000 && r <= 0xE007F:
-		if r >= 0xE0020 && inFlag(s, i) {
-			return ""
-		}
+		// The language tag; the others scanText judges a run at a time.
 		return faultTag
 	case unicode.Is(unicode.Variation_Selector, r):
 		if variationOrdinary(s, i, n) {
@@ -180,8 +190,8 @@ func scriptJoined(s string, i, n int) bool {
 	if sc == nil || lookAlikeScript(sc) {
 		return false
 	}
-	ns := scriptOf(next)
-	return ns == sc || ns == unicode.Inherited && unicode.In(next, unicode.M)
+	// Scripts partition the code points: one lookup of next's suffices.
+	return unicode.Is(sc, next) || unicode.Is(unicode.Inherited, next) && unicode.In(next, unicode.M)
 }
 
 // afterVirama reports a joiner or non-joiner right after a virama, where
@@ -212,32 +222,25 @@ func emojiJoined(s string, i, n int) bool {
 
 func emoji(r rune) bool { return r >= 0x2190 && unicode.Is(unicode.So, r) }
 
-// inFlag reports a tag character at s[i:] inside a flag: a waving black
-// flag, then tag letters and digits, then the cancel tag.
-func inFlag(s string, i int) bool {
-	start := i
-	for start > 0 {
-		r, m := utf8.DecodeLastRuneInString(s[:start])
-		if r < 0xE0020 || r > 0xE007E {
-			break
-		}
-		start -= m
-	}
-	if flag, _ := utf8.DecodeLastRuneInString(s[:start]); start == 0 || flag != 0x1F3F4 {
-		return false
-	}
-	for j := start; j < len(s); {
-		r, m := utf8.DecodeRuneInString(s[j:])
+// tagRun is the end of the run of tag characters at s[i:] (U+E0020 to
+// U+E007E, and the cancel tag that ends it), and whether it is a flag: a
+// waving black flag, then tag letters and digits, then the cancel tag.
+func tagRun(s string, i int) (end int, flag bool) {
+	prev, _ := utf8.DecodeLastRuneInString(s[:i])
+	flag = i > 0 && prev == 0x1F3F4
+	for end = i; end < len(s); end += 4 {
+		r, _ := utf8.DecodeRuneInString(s[end:])
 		switch {
 		case r == 0xE007F:
-			return j > start
+			return end + 4, flag && end > i
 		case r >= 0xE0061 && r <= 0xE007A, r >= 0xE0030 && r <= 0xE0039:
-			j += m
+		case r >= 0xE0020 && r <= 0xE007E:
+			flag = false
 		default:
-			return false
+			return end, false
 		}
 	}
-	return false
+	return end, false
 }
 
 // variationOrdinary reports a variation selector at s[i:i+n] after a

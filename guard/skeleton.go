@@ -30,13 +30,12 @@ func Skeleton(s string) string {
 	var b strings.Builder
 	b.Grow(len(d))
 	for _, r := range d {
-		if unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc, unicode.Cf, unicode.Cc) || unicode.Is(unicode.Variation_Selector, r) || invisible(r) {
-			continue
-		}
 		if m, ok := confusables[r]; ok {
 			r = m
 		} else if IsDash(r) {
 			r = '-'
+		} else if unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc, unicode.Cf, unicode.Cc) || unicode.Is(unicode.Variation_Selector, r) || invisible(r) {
+			continue
 		}
 		b.WriteRune(r)
 	}
@@ -63,7 +62,8 @@ var (
 )
 
 // confusables maps look-alikes to the Latin letter they imitate
-// (from UTS #39's confusables list, the letters a name can be spelt with).
+// (from UTS #39's confusables list, the letters a name can be spelt with):
+// the common ones by hand, the rest from uts39Looks.
 var confusables = func() map[rune]rune {
 	m := map[rune]rune{}
 	add := func(from, to string) {
@@ -91,6 +91,14 @@ var confusables = func() map[rune]rune {
 	add("ıȷɑɩʋøđħłŧƀɨʉƈɗ", "ijaivodhltbiucd")
 	// digits read as letters
 	add("01", "ol")
+	// and every other one-character look-alike UTS #39 lists
+	for to, from := range uts39Looks {
+		for _, r := range from {
+			if _, ok := m[r]; !ok {
+				m[r] = to
+			}
+		}
+	}
 	return m
 }()
 

@@ -10,6 +10,7 @@ package policy
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -132,7 +133,7 @@ func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates
 	if ig == nil {
 		ig, err = newIgnorer(ctx, ws, opt.IgnoreFiles)
 	} else {
-		err = ig.addIgnoreFiles(ws, opt.IgnoreFiles)
+		err = ig.addIgnoreFiles(opt.IgnoreFiles)
 	}
 	if err != nil {
 		return nil, err
@@ -238,6 +239,15 @@ func IgnoredNames(ctx context.Context, ws *workspace.Workspace, rels []string) (
 	if err != nil {
 		return nil, err
 	}
+	// A name beneath a folder whose entries cannot be looked at is judged
+	// as one beneath a folder that does not exist: nothing there can be
+	// read, so no ignore file of its own can matter (nor Git's warning that
+	// it could not read one), and the rules above still judge it. Refusing
+	// the call instead would tell a caller which folders are unreadable.
+	ig.lstat, ig.argument = absentIfUnreadable(ws.Lstat), true
+	if ig.blocks != nil {
+		ig.blocks.lstat = ig.lstat
+	}
 	safe = uniqueSorted(safe)
 	// By the rules alone: a folder on the way that is a repository of its
 	// own keeps its files out, but whether one is there is the disk's to
@@ -268,7 +278,7 @@ func IgnoredNames(ctx context.Context, ws *workspace.Workspace, rels []string) (
 	if ig.mode == ModeThin || len(forGit) == 0 {
 		return out, nil
 	}
-	byGit, err := gitIgnoredBatched(ctx, ig.site, forGit, ig.excludes)
+	byGit, err := gitIgnoredBatched(ctx, ig.site, forGit, ig.excludes, false)
 	if err != nil {
 		return nil, err
 	}
@@ -276,6 +286,18 @@ func IgnoredNames(ctx context.Context, ws *workspace.Workspace, rels []string) (
 		out[strings.TrimSuffix(q, "/")] = true
 	}
 	return out, nil
+}
+
+// absentIfUnreadable is lstat, answering "nothing there" where a folder on
+// the way may not be searched (permission denied).
+func absentIfUnreadable(lstat func(string) (workspace.Info, error)) func(string) (workspace.Info, error) {
+	return func(rel string) (workspace.Info, error) {
+		info, err := lstat(rel)
+		if errors.Is(err, fs.ErrPermission) {
+			return workspace.Info{}, nil
+		}
+		return info, err
+	}
 }
 
 // ignorer answers, for one call, whether the ignore rules keep paths out,
@@ -290,6 +312,9 @@ type ignorer struct {
 	// lstat is ws.Lstat, or a batch reader's while a batch of folders is
 	// asked about (each folder then opened once, beneath its parent).
 	lstat func(rel string) (workspace.Info, error)
+	// argument: the paths asked about are a caller's arguments, whose
+	// answer reads nothing (IgnoredNames).
+	argument bool
 }
 
 func newIgnorer(ctx context.Context, ws *workspace.Workspace, ignoreFiles []string) (*ignorer, error) {
@@ -318,7 +343,7 @@ func newIgnorerPlanned(ctx context.Context, ws *workspace.Workspace, ignoreFiles
 			return nil, err
 		}
 	}
-	if err := ig.addIgnoreFiles(ws, ignoreFiles); err != nil {
+	if err := ig.addIgnoreFiles(ignoreFiles); err != nil {
 		return nil, err
 	}
 	return ig, nil
@@ -326,13 +351,17 @@ func newIgnorerPlanned(ctx context.Context, ws *workspace.Workspace, ignoreFiles
 
 // addIgnoreFiles takes in the .gitignore entries a walk met: in a worktree
 // a linked one refuses; outside Git each nested one must be a block.
-func (ig *ignorer) addIgnoreFiles(ws *workspace.Workspace, ignoreFiles []string) error {
+func (ig *ignorer) addIgnoreFiles(ignoreFiles []string) error {
 	if ig.mode != ModeThin {
 		for _, f := range ignoreFiles {
 			if _, name := splitDir(f); name != ".gitignore" {
 				continue // Git's own case rules decide whether it reads it
 			}
-			if info, err := ws.Lstat(f); err != nil || info.IsLink() {
+			info, err := ig.lstat(f)
+			if errors.Is(err, fs.ErrPermission) {
+				return unavailable("a folder holding a .gitignore could not be searched (its permissions changed while the workspace was read); run again", err)
+			}
+			if err != nil || info.IsLink() {
 				return unavailable("a .gitignore in the workspace is a link; Git skips linked ignore files, so replace it with a regular file", err)
 			}
 		}
@@ -392,7 +421,7 @@ func (ig *ignorer) byRules(ctx context.Context, paths []string) (map[string]bool
 	if ig.mode == ModeThin {
 		return ignored, nil
 	}
-	byGit, err := gitIgnoredBatched(ctx, ig.site, forGit, ig.excludes)
+	byGit, err := gitIgnoredBatched(ctx, ig.site, forGit, ig.excludes, !ig.argument)
 	if err != nil {
 		return nil, err
 	}

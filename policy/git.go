@@ -67,6 +67,13 @@ func gitEnv() []string {
 // a producer_unavailable *reason.Error; a timeout, the output cap or a
 // missing git are plain errors.
 func RunGit(parent context.Context, root string, stdin []byte, args ...string) ([]byte, int, error) {
+	out, _, code, err := runGit(parent, root, stdin, args...)
+	return out, code, err
+}
+
+// runGit is RunGit, also reporting whether git wrote to its standard error:
+// a warning, such as an ignore file it could not read and went on without.
+func runGit(parent context.Context, root string, stdin []byte, args ...string) (stdout []byte, warned bool, code int, err error) {
 	ctx, cancel := context.WithTimeout(parent, gitTimeout)
 	defer cancel()
 	argv := append([]string{
@@ -90,24 +97,25 @@ func RunGit(parent context.Context, root string, stdin []byte, args ...string) (
 	out := &cappedBuffer{max: limits.MaxGitOutputBytes}
 	errb := &cappedBuffer{max: limits.MaxGitStderrBytes}
 	cmd.Stdout, cmd.Stderr = out, errb
-	err := cmd.Run()
+	err = cmd.Run()
 	if parent.Err() != nil {
-		return nil, -1, reason.Wrap(reason.ProducerUnavailable, "the call was cancelled", parent.Err())
+		return nil, false, -1, reason.Wrap(reason.ProducerUnavailable, "the call was cancelled", parent.Err())
 	}
 	if ctx.Err() != nil {
-		return nil, -1, ctx.Err()
+		return nil, false, -1, ctx.Err()
 	}
 	if out.over {
-		return nil, -1, errGitOutput
+		return nil, false, -1, errGitOutput
 	}
+	warned = errb.buf.Len() > 0 || errb.over
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return out.Bytes(), ee.ExitCode(), nil
+		return out.Bytes(), warned, ee.ExitCode(), nil
 	}
 	if err != nil && !errb.over {
-		return nil, -1, err
+		return nil, false, -1, err
 	}
-	return out.Bytes(), 0, nil
+	return out.Bytes(), warned, 0, nil
 }
 
 // lookGit finds git on the fixed path only.

@@ -187,8 +187,13 @@ func modeAndExcludes(ctx context.Context, ws *workspace.Workspace) (Mode, gitSit
 
 // gitIgnored asks `git check-ignore` which paths Git ignores, from the
 // worktree root. Every path gets one record (-n); a record with a
-// non-negated pattern is ignored.
-func gitIgnored(ctx context.Context, site gitSite, paths []string, excludes string) (map[string]bool, error) {
+// non-negated pattern is ignored. Git goes on without an ignore file it
+// may not read (a .gitignore, .git/info/exclude or the excludes file with
+// no read permission, or beneath a folder with no search permission),
+// with only a warning, and would call what it hides admitted: strict
+// refuses then. Only a caller whose answer reads nothing (a path argument,
+// judged before a selection among the admitted) passes strict false.
+func gitIgnored(ctx context.Context, site gitSite, paths []string, excludes string, strict bool) (map[string]bool, error) {
 	ignored := map[string]bool{}
 	if len(paths) == 0 {
 		return ignored, nil
@@ -206,9 +211,13 @@ func gitIgnored(ctx context.Context, site gitSite, paths []string, excludes stri
 		args = append(args, "-c", "core.ignoreCase=true")
 	}
 	args = append(args, "check-ignore", "--no-index", "-v", "-n", "-z", "--stdin")
-	out, code, err := RunGit(ctx, site.top, in.Bytes(), args...)
+	out, warned, code, err := runGit(ctx, site.top, in.Bytes(), args...)
 	if err != nil {
 		return nil, gitFailed(err, "git check-ignore did not finish")
+	}
+	if warned && strict {
+		return nil, unavailable("Git could not read one of the workspace's ignore files (a .gitignore, .git/info/exclude "+
+			"or the excludes file its user may not read), so what it hides is unknown; give your user read permission on them", nil)
 	}
 	if code != 0 && code != 1 {
 		return nil, unavailable("git check-ignore failed with exit "+strconv.Itoa(code), nil)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/vivary-dev/vivary-go/guard"
 )
 
@@ -68,8 +70,9 @@ func SensitiveName(seg string) bool {
 			return true
 		}
 		// A capital I reads as l (credentiaIs.md), but folding makes it an
-		// i, so the name is also matched with each capital I as an l.
-		if strings.ContainsAny(f, "IΙІ") && listed(guard.Skeleton(capitalI.Replace(f))) {
+		// i, so the name is also matched with each capital I as an l,
+		// whatever form it takes before NFKD (Ｉ, ℐ, Ⅰ).
+		if d := norm.NFKD.String(f); strings.ContainsAny(d, "IΙІ") && listed(guard.Skeleton(capitalI.Replace(d))) {
 			return true
 		}
 	}

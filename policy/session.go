@@ -120,7 +120,7 @@ func (s *Session) IgnoredDirs(ctx context.Context, dirs []string) (ignored, unre
 		forGit = append(forGit, d)
 	}
 	if s.ig.mode != ModeThin {
-		byGit, err := gitIgnoredBatched(ctx, s.ig.site, forGit, s.ig.excludes)
+		byGit, err := gitIgnoredBatched(ctx, s.ig.site, forGit, s.ig.excludes, true)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -143,9 +143,9 @@ const gitBatch = 8192
 
 // gitIgnoredBatched is gitIgnored over any number of paths, in batches run
 // on every core.
-func gitIgnoredBatched(ctx context.Context, site gitSite, paths []string, excludes string) (map[string]bool, error) {
+func gitIgnoredBatched(ctx context.Context, site gitSite, paths []string, excludes string, strict bool) (map[string]bool, error) {
 	if len(paths) <= gitBatch {
-		return gitIgnored(ctx, site, paths, excludes)
+		return gitIgnored(ctx, site, paths, excludes, strict)
 	}
 	var (
 		mu      sync.Mutex
@@ -161,7 +161,7 @@ func gitIgnoredBatched(ctx context.Context, site gitSite, paths []string, exclud
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			got, err := gitIgnored(ctx, site, batch, excludes)
+			got, err := gitIgnored(ctx, site, batch, excludes, strict)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {

@@ -268,6 +268,9 @@ func (w *walker) take(dir string, l listing) ([]candidate, error) {
 			// A path the output screen would take for a machine path
 			// ("notes:/n.md") is left out here, so that it costs its own
 			// files and never the whole answer.
+			if e.IsDir() {
+				rel = folder(rel)
+			}
 			col.hide("filesystem", "unsafe_path", rel, why)
 			continue
 		}

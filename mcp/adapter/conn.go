@@ -222,7 +222,7 @@ func (c *frameConn) loop() {
 }
 
 // statedOnce reports whether the object line names key exactly once at
-// its top level.
+// its top level, in any case (as canon.ErrDuplicateKey counts keys).
 func statedOnce(line []byte, key string) bool {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -234,7 +234,7 @@ func statedOnce(line []byte, key string) bool {
 		if err != nil {
 			return false
 		}
-		if k, _ := kt.(string); k == key {
+		if k, _ := kt.(string); strings.EqualFold(k, key) {
 			n++
 		}
 		var v json.RawMessage
@@ -308,12 +308,13 @@ func (c *frameConn) mapCancelled(params json.RawMessage) json.RawMessage {
 // a protocol version the server does not speak (-32022 with the versions
 // it does). It returns code 0 to pass the call on.
 func (c *frameConn) session(req *jsonrpc.Request) (int64, string, any) {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
+	// Keys as spelt, as the SDK reads them (encoding/json's struct fields
+	// would take a _META for _meta).
+	var p, meta map[string]json.RawMessage
 	_ = json.Unmarshal(req.Params, &p)
+	_ = json.Unmarshal(p["_meta"], &meta)
 	modern := false
-	if v, ok := p.Meta[mcp.MetaKeyProtocolVersion]; ok {
+	if v, ok := meta[mcp.MetaKeyProtocolVersion]; ok {
 		var version string
 		if json.Unmarshal(v, &version) != nil || !slices.Contains(mcp.SupportedProtocolVersions(), version) {
 			return mcp.CodeUnsupportedProtocolVersion, "unsupported protocol version",
@@ -359,11 +360,9 @@ func (c *frameConn) track(req *jsonrpc.Request) {
 		return
 	}
 	if req.Method == "notifications/cancelled" {
-		var p struct {
-			RequestID any `json:"requestId"`
-		}
+		var p map[string]any
 		if json.Unmarshal(req.Params, &p) == nil {
-			if id, err := jsonrpc.MakeID(p.RequestID); err == nil && id.IsValid() && c.pending[id] {
+			if id, err := jsonrpc.MakeID(p["requestId"]); err == nil && id.IsValid() && c.pending[id] {
 				c.cancelled[id] = true
 			}
 		}

@@ -2,6 +2,8 @@ package adapter_test
 
 import (
 	"errors"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,20 +91,7 @@ func TestAnUnreadableFolderIsCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked"), 0o755) })
-	var env []string
-	if os.Getuid() == 0 {
-		// The server runs as nobody: it must reach its binary and the
-		// workspace through folders others may search.
-		for _, p := range []string{filepath.Dir(bin), root} {
-			for dir := p; dir != "/" && dir != os.TempDir(); dir = filepath.Dir(dir) {
-				if st, err := os.Stat(dir); err == nil {
-					os.Chmod(dir, st.Mode().Perm()|0o005)
-				}
-			}
-		}
-		env = append(env, "VIVARY_TEST_AS_NOBODY=1")
-	}
-	s := startAs(t, env, root)
+	s := startAs(t, nobodyEnv(root), root)
 	res, e, err := s.call("vivary_find", map[string]any{"workspace": "ws0", "question": "quokka"})
 	if err != nil || e.Status != "known" {
 		t.Fatalf("vivary_find: %v %+v", err, e)
@@ -125,6 +114,75 @@ func TestAnUnreadableFolderIsCounted(t *testing.T) {
 	}
 }
 
+// A path beneath a folder the server's user may not open is answered as a
+// path beneath a folder that does not exist, in a check's paths and a
+// query's path filters, in Git and outside it: nothing there can be read,
+// so the call is not refused for it, and no answer tells an unreadable
+// folder from a missing one (the folder is only counted).
+func TestAPathInAnUnreadableFolderIsAnAbsentOne(t *testing.T) {
+	t.Parallel()
+	for _, git := range []bool{false, true} {
+		root := testws.Thin(t, map[string]string{
+			"notes/open.md":     "# Quokka open\n\nquokka\n",
+			"locked/inside.md":  "# Quokka inside\n\nquokka\n",
+			"locked/.gitignore": "*.md\n",
+		})
+		if git {
+			testws.Git(t, root, "init", "-q")
+			if os.Getuid() == 0 {
+				// Git refuses a repository another user owns.
+				filepath.WalkDir(root, func(p string, _ fs.DirEntry, _ error) error { return os.Lchown(p, 65534, 65534) })
+			}
+		}
+		if err := os.Chmod(filepath.Join(root, "locked"), 0); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked"), 0o755) })
+		s := startAs(t, nobodyEnv(root), root)
+		for _, c := range []struct {
+			tool, arg string
+			extra     map[string]any
+		}{
+			{"vivary_check", "paths", nil},
+			{"vivary_query", "path_filters", map[string]any{"text": "quokka"}},
+		} {
+			answer := func(path string) string {
+				args := map[string]any{"workspace": "ws0", c.arg: []string{path}}
+				maps.Copy(args, c.extra)
+				res, e, err := s.call(c.tool, args)
+				if err != nil || e.Status != "known" {
+					t.Fatalf("git %v, %s %s: %v %+v", git, c.tool, path, err, e)
+				}
+				text := res.Content[0].(*mcp.TextContent).Text
+				return strings.ReplaceAll(text, path, "P")
+			}
+			for _, p := range []string{"locked/inside.md", "locked", "locked/sub/x.md"} {
+				absent := "absent" + strings.TrimPrefix(p, "locked")
+				if got, want := answer(p), answer(absent); got != want {
+					t.Errorf("git %v, %s %s answers\n%s\nbut %s\n%s", git, c.tool, p, got, absent, want)
+				}
+			}
+		}
+	}
+}
+
+// nobodyEnv is startAs's env for a server that runs as nobody when the
+// tests run as root: it must then reach its binary and the workspace
+// through folders others may search.
+func nobodyEnv(root string) []string {
+	if os.Getuid() != 0 {
+		return nil
+	}
+	for _, p := range []string{filepath.Dir(bin), root} {
+		for dir := p; dir != "/" && dir != os.TempDir(); dir = filepath.Dir(dir) {
+			if st, err := os.Stat(dir); err == nil {
+				os.Chmod(dir, st.Mode().Perm()|0o005)
+			}
+		}
+	}
+	return []string{"VIVARY_TEST_AS_NOBODY=1"}
+}
+
 // startAs is start, as nobody when VIVARY_TEST_AS_NOBODY is in env.
 func startAs(t *testing.T, env []string, roots ...string) *server {
 	t.Helper()
@@ -137,4 +195,86 @@ func startAs(t *testing.T, env []string, roots ...string) *server {
 		}
 	}
 	return start(t, opts{env: env}, roots...)
+}
+
+// An ignore file Git may not read (no read permission for the server's
+// user) hides what it hides all the same: Git goes on without it, with
+// only a warning, so the call is refused rather than served with its
+// rules missing, whether it is a folder's .gitignore, the root's or
+// .git/info/exclude.
+func TestAnIgnoreFileGitCannotReadRefuses(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ file, rule string }{
+		{"notes/.gitignore", "quokka-draft.md\n"},
+		{".gitignore", "notes/quokka-draft.md\n"},
+		{".git/info/exclude", "notes/quokka-draft.md\n"},
+	} {
+		root := testws.Thin(t, map[string]string{
+			"notes/open.md":         "# Quokka open\n\nquokka\n",
+			"notes/quokka-draft.md": "# Quokka draft\n\nquokka\n",
+		})
+		testws.Git(t, root, "init", "-q")
+		old, _ := os.ReadFile(filepath.Join(root, c.file))
+		testws.Write(t, root, c.file, string(old)+c.rule)
+		if os.Getuid() == 0 {
+			// Git refuses a repository another user owns.
+			filepath.WalkDir(root, func(p string, _ fs.DirEntry, _ error) error { return os.Lchown(p, 65534, 65534) })
+		}
+		if err := os.Chmod(filepath.Join(root, c.file), 0); err != nil {
+			t.Fatal(err)
+		}
+		s := startAs(t, nobodyEnv(root), root)
+		res, e, err := s.call("vivary_find", map[string]any{"workspace": "ws0", "question": "quokka"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if e.Status == "known" || e.Reason == nil || *e.Reason != "privacy_policy_unavailable" || strings.Contains(text, "draft") {
+			t.Errorf("%s unreadable: %s", c.file, text)
+		}
+	}
+}
+
+// A path argument that names a hidden document (ignored, secret-looking
+// however disguised, in a secret-looking folder, unsafe, too large, holding
+// a credential) is answered exactly as the same path to a document that
+// does not exist: no check path or query path filter tells an agent that
+// something is there. (An attack pass compared 336 such pairs; these are
+// their representatives.)
+func TestAHiddenPathAnswersAsAMissingOne(t *testing.T) {
+	t.Parallel()
+	hidden := []string{
+		"drafts/quokka-one.md", "notes/quokka-one.draft.md", ".e\u200bnv-quokka-one.md", "id_\u200crsa-quokka-one.md",
+		"secrets/quokka-one.md", "se\u200ccrets/quokka-one.md", "tⲟken-quokka-one.md", "n\u202equokka-one.md",
+		"notes/quokka-one-leak.md", "notes/quokka-one-big.md",
+	}
+	files := map[string]string{"notes/open.md": "# Quokka open\n\nquokka\n"}
+	for _, p := range hidden {
+		files[p] = "# Quokka hidden\n\nquokka\n"
+	}
+	files["notes/quokka-one-leak.md"] = "# Quokka\n\nquokka sk_live_4eC39HqLyjWDarjtT1zdp7dc\n"
+	files["notes/quokka-one-big.md"] = "# Quokka\n\n" + strings.Repeat("quokka ", 1<<18)
+	root := testws.Thin(t, files)
+	testws.Write(t, root, ".gitignore", testws.Read(t, root, ".gitignore")+"drafts/\n*.draft.md\n")
+	testws.Git(t, root, "init", "-q")
+	s := start(t, opts{}, root)
+	for _, p := range hidden {
+		twin := strings.Replace(p, "quokka-one", "quokka-two", 1)
+		for _, c := range []struct{ tool, arg string }{{"vivary_check", "paths"}, {"vivary_query", "path_filters"}} {
+			answer := func(path string) string {
+				args := map[string]any{"workspace": "ws0", c.arg: []string{path}}
+				if c.tool == "vivary_query" {
+					args["text"] = "quokka"
+				}
+				res, _, err := s.call(c.tool, args)
+				if err != nil {
+					return err.Error()
+				}
+				return strings.ReplaceAll(res.Content[0].(*mcp.TextContent).Text, path, "P")
+			}
+			if got, want := answer(p), answer(twin); got != want {
+				t.Errorf("%s %+q answers\n%s\nbut %+q\n%s", c.tool, p, got, twin, want)
+			}
+		}
+	}
 }

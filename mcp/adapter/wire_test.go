@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -114,6 +115,14 @@ func TestDuplicateKeysInTheEnvelope(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{` + meta + `,"name":"vivary_find","name":"vivary_check","arguments":{"workspace":"ws0"}}}`, "18"},
 		{`{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{` + meta + `,"name":"vivary_check","arguments":{"workspace":"ws0"},"arguments":{"workspace":"ws0"}}}`, "19"},
 		{`{"jsonrpc":"2.0","jsonrpc":"2.0","id":20,"method":"tools/list","params":{` + meta + `}}`, "20"},
+		// The same key in another case, which a decoder that matches
+		// struct fields without case (encoding/json) reads as one.
+		{`{"jsonrpc":"2.0","id":22,"ID":23,"method":"tools/list","params":{` + meta + `}}`, "null"},
+		{`{"jsonrpc":"2.0","id":24,"method":"tools/list","METHOD":"tools/call","params":{` + meta + `}}`, "24"},
+		{`{"jsonrpc":"2.0","id":25,"method":"tools/call","params":{` + meta + `,"name":"vivary_check","NAME":"vivary_find","arguments":{"workspace":"ws0"}}}`, "25"},
+		{`{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{` + meta + `,"name":"vivary_check","arguments":{"workspace":"ws0"},"Arguments":{"workspace":"ws0","paths":["x"]}}}`, "26"},
+		{`{"jsonrpc":"2.0","id":27,"method":"tools/list","params":{` + meta + `},"paramſ":{}}`, "27"},
+		{`{"jsonrpc":"2.0","id":28,"method":"tools/list","params":{` + meta + `,"_Meta":{}}}`, "28"},
 	} {
 		r.send(t, c.line+"\n")
 		line := r.recvRaw(t)
@@ -126,5 +135,23 @@ func TestDuplicateKeysInTheEnvelope(t *testing.T) {
 	r.send(t, `{"jsonrpc":"2.0","id":21,"method":"tools/list","params":{`+meta+`}}`+"\n")
 	if line := r.recvRaw(t); rawID(t, line) != "21" || !bytes.Contains(line, []byte(`"result"`)) {
 		t.Fatalf("the session did not go on: %s", line)
+	}
+}
+
+// TestTheEnvelopeIsReadAsTheSDKReadsIt: the adapter reads the keys it acts
+// on (_meta, a cancellation's requestId) exactly as spelt, as the SDK
+// does; a _META it took for _meta made it pass a request the SDK then
+// failed as an internal error instead of asking for initialize first.
+func TestTheEnvelopeIsReadAsTheSDKReadsIt(t *testing.T) {
+	t.Parallel()
+	r := startRaw(t, nil, "--workspace", "ws0", fixtureWS(t), "--observability", "off")
+	upper := strings.Replace(meta, `"_meta"`, `"_META"`, 1)
+	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+upper+`}}`+"\n")
+	if m := r.recv(t); errCode(m) != -32600 || m["id"] != float64(1) {
+		t.Fatalf("_META before initialize: %v", m)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+meta+`}}`+"\n")
+	if m := r.recv(t); m["result"] == nil {
+		t.Fatalf("then a modern tools/list: %v", m)
 	}
 }
