@@ -105,14 +105,24 @@ var (
 )
 
 // userinfo finds a user:password pair before an @, in a URL or SCP form,
-// whose password is not a placeholder.
+// whose password is not a placeholder. Only the lines with an "@" are
+// matched: neither pattern takes a line break but as the mark before an
+// SCP user, so each line, read from the break before it, has the matches
+// the whole text has there.
 func userinfo(t string) bool {
-	for _, re := range []*regexp.Regexp{credURL, scpCred} {
-		for _, m := range re.FindAllStringSubmatchIndex(t, -1) {
-			if !placeholder(t[m[4]:m[5]]) && !inTemplate(t, m[4], m[5]) {
-				return true
+	for i := nextByte(t, 0, '@'); i < len(t); {
+		start := max(0, strings.LastIndexByte(t[:i], '\n'))
+		end := nextByte(t, i, '\n')
+		line := t[start:end]
+		for _, re := range []*regexp.Regexp{credURL, scpCred} {
+			for _, m := range re.FindAllStringSubmatchIndex(line, -1) {
+				a, b := start+m[4], start+m[5]
+				if !placeholder(t[a:b]) && !inTemplate(t, a, b) {
+					return true
+				}
 			}
 		}
+		i = nextByte(t, end, '@')
 	}
 	return false
 }
@@ -239,7 +249,18 @@ func assignmentAt(t string, op int) bool {
 		// Authorization: Bearer <credential>: the scheme names the kind.
 		a, b = valueSpan(t, b)
 	}
+	if spellsName(t[nameStart(t, end):end], t[a:b]) || secretVariable(t, end, a, b) {
+		return false
+	}
 	return isValue(t, a, b)
+}
+
+// nameStart is where the name that ends at t[end] starts.
+func nameStart(t string, end int) int {
+	for end > 0 && isNameByte(t[end-1]) {
+		end--
+	}
+	return end
 }
 
 // insidePlaceholder reports a name that opens a {{…}} placeholder, the

@@ -23,7 +23,7 @@ func TestScreenLinear(t *testing.T) {
 	lockThread()
 	defer unlockThread()
 	check := func(name string, unit string, f func(string) bool) {
-		if ratio := growth(unit, f, 1); ratio > 8 && growth(unit, f, 3) > 8 {
+		if ratio := growth(unit, f, 1); ratio > 8 && growth(unit, f, 5) > 8 {
 			t.Errorf("%s: 4× the text took over 8× the work (%.1f×)", name, ratio)
 		}
 	}

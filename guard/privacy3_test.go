@@ -242,3 +242,51 @@ func TestSettingsAndCodeAdmitted(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeInDocsAdmitted: the false positives the fiber documentation
+// showed (a settings table's Type column, a package's constant, a header
+// constant that spells its name, a variable named like a secret, a call in
+// a code span), each beside the same shape holding a real secret, which
+// is still found.
+func TestCodeInDocsAdmitted(t *testing.T) {
+	pw := rnd(81, 14, alnum)
+	for _, c := range []struct{ clean, leak string }{
+		// A table row's cells are read as "name : value": a value cell
+		// followed by another cell is not "value:".
+		{"| Password | optional | x |", "| Password | " + pw + " | x |"},
+		{"| Password | none | yes |", "| Password | sunflower | yes |"},
+		// A code span that holds a type, a call or a constant is code.
+		{"| ContextPassword | `interface{}` | The key to store the password in Locals. |", "| ContextPassword | `" + pw + "` | x |"},
+		{"| Token | `func(c *fiber.Ctx) string` | x |", "| Token | `" + pw + "` | x |"},
+		{"| Token | `map[string]string` | x |", "| Token | `hunter2` | x |"},
+		{"| Secret | `*tls.Config` | x |", "| Secret | `*" + pw + "` | x |"},
+		{"| Basic Auth | `a.BasicAuth(user, pass)` | Via Header (Base64) |", "| Basic Auth | `" + pw + "` | Via Header |"},
+		{"password: `[]byte`", "password: `" + pw + "`"},
+		// A package's exported constant before code's punctuation.
+		{"\tClientAuth: tls.RequireAndVerifyClientCert,\n", "\tClientAuth: hunter2.Secret,\n"},
+		{"auth = http.DefaultAuth;", "auth = " + pw + ";"},
+		// A constant whose value spells its name's last parts.
+		{"\tHeaderAccessControlAllowCredentials   = \"Access-Control-Allow-Credentials\"\n", "\tHeaderAccessControlAllowCredentials = \"" + pw + "\"\n"},
+		{"X_AUTH_TOKEN = \"x-auth-token\"", "X_AUTH_TOKEN = \"x-auth-" + pw + "\""},
+		// A variable or a field named like the secret.
+		{"    'X-Csrf-Token': csrfToken\n", "    'X-Csrf-Token': csrfToken9F8a7Kq2\n"},
+		{"\"password\": dbPassword,", "\"password\": dbPassword9,"},
+		{"login(token: authToken);", "login(token: " + pw + ");"},
+	} {
+		if guard.Credential(c.clean) {
+			t.Errorf("screened: %q", c.clean)
+		}
+		if !guard.Credential(c.leak) {
+			t.Errorf("not screened: %q", c.leak)
+		}
+	}
+	// A lone literal word stays the password it says.
+	for _, s := range []string{"password: password", "HeaderAuthorization = \"Authorization\"", "pass = \"pass-word\"",
+		"{user: bob, pass: my.password}", "password: DBPassword", "{user: bob, pass: adminPassword}",
+		"{user: bob, pass: adminPassword, host: db}", "password: req.body.password,",
+		"{user: bob, pass: Hunter.Secret, host: db}"} {
+		if !guard.Credential(s) {
+			t.Errorf("not screened: %q", s)
+		}
+	}
+}

@@ -212,6 +212,52 @@ var (
 	percentEsc   = regexp.MustCompile(`%[0-9A-Fa-f]{2}`)
 )
 
+// stripInWordMarkup is inWordMarkup.ReplaceAllString(s, "$1$3") run over
+// only the lines that can hold a match: no match spans a line break (no
+// part of the pattern takes one), so the matches of the whole text are
+// those of its lines. A match needs a word's last byte right before a
+// "*", "`" or "<", and after a run of "*" and "`" a word or a "<". The
+// regular expression, the larger part of a note's screen when it ran over
+// the whole text, now reads a few lines.
+func stripInWordMarkup(s string) string {
+	var b strings.Builder
+	last := 0 // s[:last] is decided: written to b, or left as it was
+	word := func(c byte) bool { return isNameByte(c) || c >= 0x80 }
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; c != '*' && c != '`' && c != '<' || !word(s[i-1]) {
+			continue
+		}
+		// A run of "*" and "`" is markup inside a word only when a word
+		// or a tag follows it: the closing backtick of `code` does not.
+		j := i
+		for j < len(s) && (s[j] == '*' || s[j] == '`') {
+			j++
+		}
+		if j < len(s) && s[j] != '<' && !word(s[j]) || j == len(s) {
+			i = j - 1
+			continue
+		}
+		start := strings.LastIndexByte(s[:i], '\n') + 1
+		end := nextByte(s, i, '\n')
+		if line := s[start:end]; start >= last {
+			if r := inWordMarkup.ReplaceAllString(line, "$1$3"); r != line {
+				if b.Len() == 0 {
+					b.Grow(len(s))
+				}
+				b.WriteString(s[last:start])
+				b.WriteString(r)
+				last = end
+			}
+		}
+		i = end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
 // decode undoes the encodings a reader undoes without thinking.
 func decode(s string) string {
 	if strings.IndexByte(s, '\\') >= 0 {
@@ -249,8 +295,7 @@ func decode(s string) string {
 	}
 	if hasInWordMarkup(s) {
 		// Twice: "a*b*c" has two runs that share the b.
-		s = inWordMarkup.ReplaceAllString(s, "$1$3")
-		s = inWordMarkup.ReplaceAllString(s, "$1$3")
+		s = stripInWordMarkup(stripInWordMarkup(s))
 	}
 	if !isASCII(s) {
 		s = strings.Map(func(r rune) rune {
@@ -269,7 +314,7 @@ func decode(s string) string {
 	return s
 }
 
-// tableView writes each Markdown table row's cells as "a: b" where b
+// tableView writes each Markdown table row's cells as "a : b" where b
 // looks like a value and "a ; b" where it does not, so a row
 // | password | hunter2 | reads as the assignment it is and a settings
 // table's | Passwords | Button | [[…|Set a password]] | does not. Only the
@@ -294,7 +339,9 @@ func tableView(t string) string {
 		for k, c := range tableCells(row[1 : len(row)-1]) {
 			if k > 0 {
 				if cellValue(c) {
-					b.WriteString(": ")
+					// Spaced on both sides: a value cell before it must
+					// not read as "value:".
+					b.WriteString(" : ")
 				} else {
 					b.WriteString(" ; ")
 				}

@@ -12,7 +12,7 @@ import (
 // samples generates one matching sample per screened gitleaks rule: a
 // string the rule itself finds (its entropy floor and allowlists
 // included), made of random characters.
-func samples(t *testing.T) map[string]string {
+func samples(t testing.TB) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	r := rand.New(rand.NewSource(7))

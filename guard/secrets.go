@@ -2,6 +2,7 @@ package guard
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"net/url"
 	"slices"
 	"strings"
@@ -260,9 +261,21 @@ func forLongWords(t string, n int, fn func(a, b int) bool) {
 	b := bytesOf(t)
 	i, last := 0, 0
 	for ; i+8 <= len(b); i += 8 {
+		for k > 7 && i+16 <= len(b) && nonSep(binary.LittleEndian.Uint64(b[i:])) != highs &&
+			nonSep(binary.LittleEndian.Uint64(b[i+8:])) != highs {
+			// Only a whole eight can start a report here: two at a time.
+			i += 16
+		}
+		if i+8 > len(b) {
+			break
+		}
 		w := nonSep(binary.LittleEndian.Uint64(b[i:]))
 		at := -1
 		switch {
+		case w == highs && i >= 8 && i+16 <= len(b) && !longRun(b, i, n):
+			// A word of 8 to n-1 bytes: prose has many, and reading each
+			// byte of each to learn its length was the gate's main cost.
+			continue
 		case w == highs:
 			at = i
 		case k <= 7 && w&top == top && i+16 <= len(b) && nonSep(binary.LittleEndian.Uint64(b[i+8:]))&low == low:
@@ -291,6 +304,22 @@ func forLongWords(t string, n int, fn func(a, b int) bool) {
 		i--
 	}
 	slowLongWords(t, i, n, fn)
+}
+
+// longRun reports whether the run of bytes above the space that covers
+// the eight at b[i:] may be n bytes or more: it is when either
+// neighbouring eight is covered too, or when what it takes of them (read
+// from their marks, not byte by byte) makes n.
+func longRun(b []byte, i, n int) bool {
+	prev := nonSep(binary.LittleEndian.Uint64(b[i-8:]))
+	next := nonSep(binary.LittleEndian.Uint64(b[i+8:]))
+	if prev == highs || next == highs {
+		return true
+	}
+	// The marks of prev that end it, and of next that start it, in bytes.
+	before := bits.LeadingZeros64(^prev&highs) / 8
+	after := bits.TrailingZeros64(^next&highs) / 8
+	return before+8+after >= n
 }
 
 // nonSep marks (0x80) each of eight bytes above the space: (c&0x7f)+0x5f

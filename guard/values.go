@@ -70,6 +70,9 @@ func isValue(t string, a, b int) bool {
 	if filePath(v) || codeWords[v] {
 		return false
 	}
+	if codeSpan(t, a) {
+		return false
+	}
 	quoted := raw[0] == '"' || raw[0] == '\'' || raw[0] == '`'
 	if !quoted && (link(t[a:min(len(t), a+maxValue)]) || typeName(t, a, b, raw) || call(v)) {
 		return false
@@ -110,56 +113,6 @@ func link(s string) bool {
 	return false
 }
 
-// typeName reports a type in a declaration: a capitalised identifier or
-// one with type syntax (Option<String>, Vec<u8>, &str, []byte, a::B)
-// right before ",", ";", ")", "{", ">" or "=" (struct_token: Struct,), or a
-// primitive type's name.
-func typeName(t string, a, b int, raw string) bool {
-	v := strings.TrimRight(raw, ",;")
-	if primitives[strings.TrimLeft(v, "&*[]")] {
-		return true
-	}
-	if v == "" || !identLike(v) || strongSecret(v) || randomCase(strings.Trim(v, "&*[]<>:'")) {
-		// A generated key before ";" (Pwd=Xk9…;) is not a type.
-		return false
-	}
-	after := byte('\n')
-	for i := b; i < len(t) && i < b+maxValue; i++ {
-		if t[i] != ' ' && t[i] != '\t' {
-			after = t[i]
-			break
-		}
-	}
-	if len(raw) > len(v) {
-		after = raw[len(v)]
-	}
-	c, _ := utf8.DecodeRuneInString(strings.TrimLeft(v, "&*[]"))
-	generic := strings.ContainsAny(v, "<:[")
-	return (unicode.IsUpper(c) || generic) && strings.IndexByte(",;){>=", after) >= 0
-}
-
-// identLike reports a type expression's characters: letters, digits, "_",
-// and & * [ ] < > : , and "'" of references, generics and paths.
-func identLike(v string) bool {
-	letter := false
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-			letter = true
-		case c >= '0' && c <= '9' || strings.IndexByte("_&*[]<>:'", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return letter
-}
-
-var primitives = set("str", "string", "bool", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32",
-	"u64", "u128", "usize", "f32", "f64", "char", "byte", "bytes", "rune", "uint", "int8", "int16", "int32",
-	"int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "void", "object", "unknown", "never",
-	"undefined", "option<string>", "vec<u8>", "secretstring", "secret<string>")
-
 // filePath reports a value that names a file (/run/secrets/db,
 // ./token.txt, ~/.config/key, C:\keys\a.pem): where a secret is kept, not
 // the secret.
@@ -167,11 +120,6 @@ func filePath(v string) bool {
 	return strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "//") || strings.HasPrefix(v, "./") ||
 		strings.HasPrefix(v, "../") || strings.HasPrefix(v, "~/") || Absolute(v)
 }
-
-// codeWords start an expression in code: const auth = new URL(…),
-// token = await fetchToken(), secret = lambda: ….
-var codeWords = set("new", "await", "function", "lambda", "require", "import", "fn", "func", "def", "yield",
-	"typeof", "sizeof", "make", "&mut", "mut")
 
 // ordinal reports a list number (1. 2) a.) standing where a value would.
 func ordinal(v string) bool {
@@ -184,21 +132,6 @@ func ordinal(v string) bool {
 		return n == 2 || v[0] >= '0' && v[0] <= '9'
 	}
 	return false
-}
-
-// call reports code that computes a value: a call or an index after an
-// identifier (getpass(), os.environ["X"], env("TOKEN")).
-func call(v string) bool {
-	i := strings.IndexAny(v, "([")
-	if i <= 0 {
-		return false
-	}
-	for j := 0; j < i; j++ {
-		if c := v[j]; !isAlnum(c) && c != '_' && c != '.' && c != '$' {
-			return false
-		}
-	}
-	return true
 }
 
 // sentence reports a word that starts a sentence rather than giving a
