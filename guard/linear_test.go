@@ -11,20 +11,22 @@ import (
 )
 
 // TestScreenLinear feeds the screen each rule's worst case at 1×, 2× and
-// 4× its size and fails when the work grows faster than the text: a note
+// 8× its size and fails when the work grows faster than the text: a note
 // of short "-----BEGIN" lines, or "a:b@" repeated, once took seconds per
 // kilobyte. The work is the CPU time of the measuring thread (not the wall
-// clock, which a busy machine stretches), the least of several runs, and
-// only the ratio between sizes is judged, against a bound twice the linear
-// one: a quadratic scan grows 16-fold at 4×. (Not under -race, whose
+// clock, which a busy machine stretches), the least of several runs taken
+// in turn over the sizes (so a spell of load falls on all of them), and
+// only the ratio between sizes is judged, against a bound three times the
+// linear one: a quadratic scan grows 64-fold at 8×. (Not under -race, whose
 // instrumentation is not the screen's cost.)
 func TestScreenLinear(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	lockThread()
 	defer unlockThread()
 	check := func(name string, unit string, f func(string) bool) {
-		if ratio := growth(unit, f, 1); ratio > 8 && growth(unit, f, 5) > 8 {
-			t.Errorf("%s: 4× the text took over 8× the work (%.1f×)", name, ratio)
+		text := func(n int) string { return repeatTo(unit, n) }
+		if ratio := growth(text, f, 1); ratio > maxGrowth && growth(text, f, 5) > maxGrowth {
+			t.Errorf("%s: 8× the text took over %d× the work (%.1f×)", name, maxGrowth, ratio)
 		}
 	}
 	cases, rules := worstCases(t)
@@ -58,24 +60,28 @@ func sortedKeys[V any](m map[string]V) []string {
 // at another cost a byte).
 const base = 16 << 10
 
-// growth is the work f does at 4× over its work at 1×, the least of the
-// given number of runs of each. The 2× text is measured first: when it
-// already took over three times the work, the 4× one (which would take
-// minutes on a quadratic scan) is not run and the growth is taken as the
-// square of that ratio.
-func growth(unit string, f func(string) bool, runs int) float64 {
+// maxGrowth bounds the work at 8× the text over the work at 1×: three
+// times the linear 8, a third of the quadratic 64.
+const maxGrowth = 24
+
+// growth is the work f does on text(8×base) over its work on
+// text(base), the least of the given number of rounds, each of which
+// measures every size in turn. When the 2× text already took over three
+// times the work, the 8× one (which would take minutes on a quadratic
+// scan) is not run and the growth is taken as the cube of that ratio.
+func growth(text func(n int) string, f func(string) bool, rounds int) float64 {
+	sizes := [3]string{text(base), text(2 * base), text(8 * base)}
 	best := [3]time.Duration{1 << 62, 1 << 62, 1 << 62}
-	for k, n := range []int{1, 2, 4} {
-		s := repeatTo(unit, n*base)
-		for round := 0; round < runs; round++ {
-			best[k] = min(best[k], work(s, f))
+	ratio := func(k int) float64 { return float64(best[k]) / float64(max(best[0], time.Microsecond)) }
+	for range rounds {
+		best[0] = min(best[0], work(sizes[0], f))
+		best[1] = min(best[1], work(sizes[1], f))
+		if r := ratio(1); r > 3 {
+			return r * r * r
 		}
-		if k == 1 && best[1] > 3*best[0] {
-			r := float64(best[1]) / float64(max(best[0], time.Microsecond))
-			return r * r
-		}
+		best[2] = min(best[2], work(sizes[2], f))
 	}
-	return float64(best[2]) / float64(max(best[0], time.Microsecond))
+	return ratio(2)
 }
 
 // work is the thread CPU time of f(s), over enough calls to take a quarter
@@ -157,24 +163,16 @@ func rulesByID() map[string]*rule {
 
 // TestLegibleLinear feeds the legibility rule (TextFault, and Escape,
 // which walks the same way) the runs a context rule looks back or ahead
-// over, at 1× and 4× their size, and fails when the work grows faster than
-// the text: a run of tag characters once cost a look back over the whole
-// run per character, so 16,384 of them took 24 s. Work is measured as
-// TestScreenLinear measures it (thread CPU time, the least of three runs),
-// against twice the linear bound (a quadratic scan grows 16-fold).
+// over, and fails when the work grows faster than the text: a run of tag
+// characters once cost a look back over the whole run per character, so
+// 16,384 of them took 24 s. Work is measured and judged as in
+// TestScreenLinear.
 func TestLegibleLinear(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	lockThread()
 	defer unlockThread()
 	const flag, tagG, cancel = "🏴", "\U000E0067", "\U000E007F"
 	judge := func(s string) bool { TextFault(s); Escape(s); return true }
-	least := func(s string) time.Duration {
-		best := time.Duration(1 << 62)
-		for range 3 {
-			best = min(best, work(s, judge))
-		}
-		return max(best, time.Microsecond)
-	}
 	for name, text := range map[string]func(n int) string{
 		"tags alone":                  func(n int) string { return strings.Repeat(tagG, n) },
 		"a flag never cancelled":      func(n int) string { return flag + strings.Repeat(tagG, n) },
@@ -191,13 +189,10 @@ func TestLegibleLinear(t *testing.T) {
 		"selectors after ideographs":  func(n int) string { return strings.Repeat("葛\U000E0100", n/2) },
 		"number signs before a digit": func(n int) string { return strings.Repeat("\u0600", n) + "1" },
 	} {
-		const n = 4 << 10
-		ratio := func() float64 { return float64(least(text(4*n))) / float64(least(text(n))) }
-		// Twice, in case the machine took the thread away the first time.
-		if r := ratio(); r > 8 {
-			if r = ratio(); r > 8 {
-				t.Errorf("%s: 4× the text took %.1f× the work", name, r)
-			}
+		// text counts in characters; base is in bytes (a tag is four).
+		runes := func(n int) string { return text(n / 4) }
+		if ratio := growth(runes, judge, 1); ratio > maxGrowth && growth(runes, judge, 5) > maxGrowth {
+			t.Errorf("%s: 8× the text took over %d× the work (%.1f×)", name, maxGrowth, ratio)
 		}
 	}
 }
