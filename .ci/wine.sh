@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Runs the tests of the packages below, built for windows/amd64, under Wine
+# 8 (Debian's wine64, set up by shared/windows/run-under-wine.sh), then an
+# MCP session from the TypeScript SDK client on Linux with vivary-mcp.exe
+# under Wine (interop/wine.mjs). Wine is not Windows: each test skipped here
+# is named, with the reason, in .ci/wine-skips.txt. Two stand-ins make Wine
+# able to run the tests at all, both for these builds only:
+#  - an -overlay of Go's own internal/syscall/windows/at_windows.go that
+#    always takes Deleteat's fallback (FILE_DISPOSITION_INFORMATION, which
+#    Wine has), since Wine 8 answers FileDispositionInformationEx with
+#    "Invalid function" where Go only falls back on "not supported", so
+#    every t.TempDir cleanup failed;
+#  - git.exe from internal/winegit, which runs the machine's real git for
+#    the Windows binary (Debian has no git.exe).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# VIVARY_WINE_PACKAGES runs only the packages it names.
+read -r -a packages <<<"${VIVARY_WINE_PACKAGES:-workspace workspace/write snapshot policy guard search produce mcp/adapter}"
+shared=${VIVARY_SHARED:-../shared}
+[ -d "$shared/windows" ] || shared=/work/shared
+bash "$shared/windows/run-under-wine.sh" setup
+wine=/usr/lib/wine/wine64
+export WINEDEBUG=-all
+tmp=$(mktemp -d)
+server=
+cleanup() {
+  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+src=$(go env GOROOT)/src/internal/syscall/windows/at_windows.go
+sed 's/if TestDeleteatFallback {/if true {/' "$src" >"$tmp/at_windows.go"
+if cmp -s "$src" "$tmp/at_windows.go"; then
+  echo "wine.sh: Go's Deleteat changed; the overlay no longer applies" >&2
+  exit 1
+fi
+printf '{"Replace":{"%s":"%s"}}' "$src" "$tmp/at_windows.go" >"$tmp/overlay.json"
+
+gitdir="${WINEPREFIX:-$HOME/.wine}/drive_c/Program Files/Git/cmd"
+mkdir -p "$gitdir"
+rm -f "$gitdir/git.port"
+GOOS=windows GOARCH=amd64 go build -o "$gitdir/git.exe" ./internal/winegit
+go build -o "$tmp/winegit" ./internal/winegit
+"$tmp/winegit" -port-file "$gitdir/git.port" &
+server=$!
+for _ in $(seq 100); do [ -s "$gitdir/git.port" ] && break; sleep 0.1; done
+
+# skips PKG prints the -test.skip pattern of PKG's listed tests.
+skips() {
+  awk -v p="$1" '$1 == p { printf "%s%s", (n++ ? "|" : ""), $2 }' .ci/wine-skips.txt
+}
+passed=0
+failed=0
+for pkg in "${packages[@]}"; do
+  dir=$pkg
+  mod=.
+  if [[ $pkg == mcp/* ]]; then mod=mcp; fi
+  exe="$tmp/$(echo "$pkg" | tr / _).test.exe"
+  (cd "$mod" && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -overlay "$tmp/overlay.json" -o "$exe" "./${pkg#mcp/}")
+  skip=$(skips "$pkg")
+  echo "== wine: $pkg${skip:+ (skipping $skip)}"
+  if (cd "$dir" && timeout 1200 "$wine" "$exe" -test.count=1 -test.timeout=15m ${skip:+-test.skip "^($skip)\$"}); then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "== wine: $pkg FAILED"
+  fi
+done
+echo "wine: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
