@@ -164,6 +164,8 @@ func userExcludes(ctx context.Context, root string) (string, []Outside, bool) {
 	excludes, ignoreCase := coreConfig(ctx, root, env)
 	if excludes != "" {
 		if filepath.IsAbs(excludes) {
+			// Git for Windows prints C:/Users/…: one spelling of a path.
+			excludes = filepath.Clean(excludes)
 			stat(excludes)
 		}
 		return excludes, inputs, ignoreCase

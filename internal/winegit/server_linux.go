@@ -57,7 +57,12 @@ func run(req request) response {
 	defer cancel()
 	args := make([]string, len(req.Args))
 	for i, a := range req.Args {
-		args[i] = toLinux(a)
+		// A path may stand alone or after "key=" (-c core.excludesFile=…).
+		if k, v, ok := strings.Cut(a, "="); ok && drive.MatchString(v) {
+			args[i] = k + "=" + toLinux(v)
+		} else {
+			args[i] = toLinux(a)
+		}
 	}
 	cmd := exec.CommandContext(ctx, "/usr/bin/git", args...)
 	cmd.Dir = toLinux(req.Dir)
