@@ -60,3 +60,6 @@ func ShortRules(below int) map[string]int {
 	}
 	return m
 }
+
+// ShapeOKOn is RelPathShape with the Windows name rule on or off.
+func ShapeOKOn(p string, windows bool) bool { return shapeFor(p, windows) == shapeOK }

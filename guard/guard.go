@@ -254,7 +254,8 @@ func OutputSafe(s string, max int) bool {
 func SafeRelPath(p string, max int) bool { return PathFault(p, max) == "" }
 
 // RelPathShape reports the shape of a workspace-relative path alone: no
-// backslash, not absolute, no drive, no empty, "." or ".." segment. The MCP
+// backslash, not absolute, no drive, no empty, "." or ".." segment, and on
+// Windows no segment that WindowsNameFault refuses. The MCP
 // adapter checks only this of a check path, so that the text rules are left
 // to the producer and its path_refused answer.
 func RelPathShape(p string) bool { return shapeOf(p) == shapeOK }
@@ -270,9 +271,13 @@ const (
 	shapeBackslash
 	shapeClimb
 	shapeEmptySegment
+	shapeWindowsName
 )
 
-func shapeOf(p string) shape {
+func shapeOf(p string) shape { return shapeFor(p, onWindows) }
+
+// shapeFor is shapeOf, with the Windows name rule when windows is set.
+func shapeFor(p string, windows bool) shape {
 	switch {
 	case p == "":
 		return shapeEmpty
@@ -291,6 +296,9 @@ func shapeOf(p string) shape {
 			return shapeEmptySegment
 		}
 	}
+	if windows && windowsNameFault(p) != "" {
+		return shapeWindowsName
+	}
 	return shapeOK
 }
 
@@ -305,6 +313,7 @@ func PathShapeProblem(p string) string {
 		shapeBackslash:    "holds a backslash; separate folders with '/'",
 		shapeClimb:        "climbs out with '..'; give a path inside the workspace, relative to its root",
 		shapeEmptySegment: "has an empty or '.' part (a doubled or trailing '/', or './'); name each folder once, with no '/' at the end",
+		shapeWindowsName:  "has a part Windows reads as something else: " + windowsNameFault(p) + "; give the file's own name",
 	}[shapeOf(p)]
 }
 
