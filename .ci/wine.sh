@@ -84,5 +84,15 @@ for pkg in "${packages[@]}"; do
     echo "== wine: $pkg FAILED"
   fi
 done
+if [ -z "${VIVARY_WINE_PACKAGES+set}" ] || [ -n "${VIVARY_WINE_E2E:-}" ]; then
+  echo "== wine: an MCP session with vivary-mcp.exe (interop/wine.mjs)"
+  (cd mcp && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o "$tmp/vivary-mcp.exe" ./cmd/vivary-mcp)
+  if node interop/wine.mjs "$wine" "$tmp/vivary-mcp.exe" examples/workspace; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "== wine: the MCP session FAILED"
+  fi
+fi
 echo "wine: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -55,7 +55,7 @@ func NPM(repo, dist, out, version string, all bool) error {
 	done := map[[2]string]bool{}
 	for _, a := range arts {
 		p, ok := npmPlatforms[[2]string{a.GOOS, a.GOARCH}]
-		if a.Type != "Binary" || a.Name != "vivary-mcp" || !ok {
+		if a.Type != "Binary" || strings.TrimSuffix(a.Name, ".exe") != "vivary-mcp" || !ok {
 			continue
 		}
 		if done[p] {
