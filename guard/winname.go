@@ -13,8 +13,10 @@ const onWindows = runtime.GOOS == "windows"
 
 // WindowsNameFault says why Windows would not read seg, one segment of a
 // path, as the one plain entry it spells, or "" when it would: a colon
-// names an alternate data stream ("note.md:secret") or a drive; <>"|?* and
-// control characters are not allowed in a name; a trailing dot or space is
+// names an alternate data stream ("note.md:secret") or a drive; <>"| and
+// control characters are not allowed in a name (nor * and ?, but those
+// are a path filter's wildcards, and no file can be named by them); a
+// trailing dot or space is
 // dropped by Win32 (so "secret.md." opens "secret.md"); and a reserved
 // device name (CON, PRN, AUX, NUL, COM0-9, LPT0-9, with or without an
 // extension, in any case) opens the device, not a file.
@@ -23,7 +25,7 @@ func WindowsNameFault(seg string) string {
 		switch {
 		case r == ':':
 			return "a ':' (Windows reads it as a stream or a drive)"
-		case r < 0x20 || strings.ContainsRune(`<>"|?*`, r):
+		case r < 0x20 || strings.ContainsRune(`<>"|`, r):
 			return "a character Windows does not allow in a name"
 		}
 	}

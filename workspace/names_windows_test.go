@@ -100,3 +100,22 @@ func TestRootIdentityIsTheFileID(t *testing.T) {
 		t.Fatal("a file and its folder share an id")
 	}
 }
+
+// "." beneath a folder handle is the folder itself, as on Linux: the walk
+// stamps the root by it, and a stamp that never exists would hide every
+// change to the root's entries.
+func TestDotIsTheFolderItself(t *testing.T) {
+	root := mk(t)
+	ws, err := workspace.Bind(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	dev, ino := ws.Identity()
+	for _, rel := range []string{".", "sub/."} {
+		info, err := ws.Lstat(rel)
+		if err != nil || !info.Exists || !info.IsDir() || info.Dev != dev || (rel == "." && info.Ino != ino) {
+			t.Fatalf("Lstat(%q) = %+v, %v", rel, info, err)
+		}
+	}
+}

@@ -369,6 +369,15 @@ func listNames(fd int, buf *[]byte) ([]string, error) {
 // StatAt describes the entry name of an open directory handle without
 // following a link; a missing entry returns Info{Exists:false} and no error.
 func StatAt(dirfd int, name string) (Info, error) {
+	if name == "." {
+		// The folder itself, as fstatat(dirfd, ".") gives it on Linux.
+		h, err := ntOpen(handle(dirfd), "", windows.FILE_READ_ATTRIBUTES|windows.SYNCHRONIZE, windows.FILE_OPEN, 0, 0)
+		if err != nil {
+			return Info{}, err
+		}
+		defer windows.CloseHandle(h)
+		return infoOfHandle(h, name)
+	}
 	h, err := openNamed(dirfd, name, windows.FILE_READ_ATTRIBUTES|windows.SYNCHRONIZE, 0)
 	if err != nil {
 		if errors.Is(err, windows.ERROR_FILE_NOT_FOUND) || errors.Is(err, windows.ERROR_PATH_NOT_FOUND) {
