@@ -56,6 +56,13 @@ tops() {
 subs() {
   awk -v p="$1" -v t="$2" '$1 == p && index($2, t "/") == 1 { printf "%s%s", (k++ ? "|" : ""), substr($2, length(t) + 2) }' .ci/wine-skips.txt
 }
+# Every package's tests build for Windows; those below also run.
+echo "== wine: building every package's tests for windows/amd64"
+mkdir "$tmp/all" "$tmp/all-mcp"
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -o "$tmp/all/" ./...
+(cd mcp && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -o "$tmp/all-mcp/" ./...)
+rm -rf "$tmp/all" "$tmp/all-mcp"
+
 # The adapter's tests run the binaries, which they build with go where it
 # runs; here they are built beforehand, as the tests would build them.
 mkdir "$tmp/bin"

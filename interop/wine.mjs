@@ -19,7 +19,7 @@ if (!wine || !exe || !example) {
   console.error('usage: node wine.mjs WINE VIVARY_MCP_EXE EXAMPLE_WORKSPACE');
   process.exit(2);
 }
-const { check, fail, finish } = tally('wine');
+const { check, fail, finish } = tally('wine-mcp');
 
 const root = join(mkdtempSync(join(tmpdir(), 'vivary-wine-')), 'ws');
 cpSync(example, root, { recursive: true });
