@@ -1,9 +1,11 @@
 package produce_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,6 +86,49 @@ func BenchmarkCold(b *testing.B) {
 				if err := p.call(produce.NewReader(ws)); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkEdit is one note rewritten, then the next query, on a serving
+// Reader (vivary-mcp's) over Zipf-vocabulary notes of 7,400 bytes: what an
+// edit costs the next answer. Each size is a sub-benchmark, so the per-edit
+// cost can be seen not to grow with the vault (VIVARY_BENCH_NOTES adds a
+// size).
+func BenchmarkEdit(b *testing.B) {
+	sizes := []int{1000, 4000}
+	if n, err := strconv.Atoi(os.Getenv("VIVARY_BENCH_NOTES")); err == nil {
+		sizes = append(sizes, n)
+	}
+	for _, notes := range sizes {
+		b.Run(strconv.Itoa(notes), func(b *testing.B) {
+			root := filepath.Join(b.TempDir(), "bench")
+			if err := benchgen.WriteVocab(root, notes, 7400, benchgen.Zipf); err != nil {
+				b.Fatal(err)
+			}
+			time.Sleep(60 * time.Millisecond) // past the racy window
+			r := produce.NewServingReader(bindWS(b, root))
+			defer r.Close()
+			query := func() {
+				if _, err := r.Query(bg, produce.QueryArgs{Text: "quokka privacy", Limit: 10, SnippetChars: 160}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			query() // the snapshot and the full index, once
+			notes, _ := filepath.Glob(filepath.Join(root, ".vivary/records/changes/000/*.md"))
+			orig, err := os.ReadFile(notes[0])
+			if err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			for b.Loop() {
+				i++
+				text := fmt.Sprintf("%s\nedited %d: quokka privacy %s\n", orig, i, strings.Repeat("wombat ", i%5))
+				if err := os.WriteFile(notes[0], []byte(text), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				query()
 			}
 		})
 	}
