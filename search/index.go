@@ -81,6 +81,10 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 		scratches.Put(sc)
 	}()
 	p := &Prepared{focus: focus}
+	sc.tok.firsts = nil
+	if focus != nil {
+		sc.tok.firsts = &focus.lens
+	}
 	add := func(f int, text string) {
 		sc.tok.scan(text, func(t token) {
 			p.lens[f]++

@@ -105,6 +105,11 @@ func scan(s string, fn func(t token)) {
 type scanner struct {
 	word  []byte // the word run so far, lowered
 	whole []byte // the compound's runs and joiners, once a joiner is seen
+	// firsts, when set, says which first bytes a term the caller looks
+	// for can start with (non-zero): a word that starts otherwise is
+	// handed out unstemmed, because the caller only counts it. Stemming
+	// keeps a word's first byte, so this changes no term it looks for.
+	firsts *[256]uint64
 }
 
 // scan is the package's scan. A run of ASCII letters and digits, nearly
@@ -129,7 +134,7 @@ func (sc *scanner) scan(s string, fn func(t token)) {
 			whole = append(whole, word...)
 		}
 		term := word
-		if letters && len(word) > 3 {
+		if letters && len(word) > 3 && (sc.firsts == nil || sc.firsts[word[0]] != 0) {
 			term = stemLetters(word)
 		}
 		fn(token{term: term, pos: pos, start: wordStart, end: end})
