@@ -1,8 +1,8 @@
 package search
 
 import (
+	"bytes"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 
@@ -20,39 +20,26 @@ const (
 	nFields
 )
 
-// posting is one document holding a term: its slot and the term's count
-// per field, saturated at 255 (the score saturates long before).
-type posting struct {
-	slot uint32
-	tf   [nFields]uint8
-}
-
-// plist is the postings of one term, in slot order. Postings of a
-// removed document stay until the next compaction (see remove): df
-// counts only the live ones.
-type plist struct {
-	ps []posting
-}
-
 // Prepared is what the snapshot's read pass computes per document for the
 // index: its distinct terms with their counts per field (dropped once
-// indexed, packed into three allocations while they wait) and its field
-// lengths.
+// indexed, packed into one allocation while they wait: a first search
+// holds every document's at once) and its field lengths.
 type Prepared struct {
-	blob            string   // the distinct terms, end to end
-	ends            []uint32 // where each term of blob ends
-	tfs             [][nFields]uint8
+	// terms is each distinct term, a 0 byte (never in a term) and its
+	// counts (appendTF), end to end.
+	terms           []byte
 	lens            [nFields]int32
 	idKey, titleKey string // the id's and the title's terms, joined by "-"
 	focus           *Focus // the terms kept, when not all are
 	spent           bool   // indexed: the terms moved into an index
 }
 
-func (p *Prepared) each(fn func(term string, tf [nFields]uint8)) {
-	start := uint32(0)
-	for i, end := range p.ends {
-		fn(p.blob[start:end], p.tfs[i])
-		start = end
+func (p *Prepared) each(fn func(term []byte, tf [nFields]uint8)) {
+	for i := 0; i < len(p.terms); {
+		end := i + bytes.IndexByte(p.terms[i:], 0)
+		tf, next := readTF(p.terms, end+1)
+		fn(p.terms[i:end], tf)
+		i = next
 	}
 }
 
@@ -107,7 +94,17 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 	}
 	add(fPath, d.Path)
 	add(fBody, body(text))
-	p.blob, p.ends, p.tfs = string(sc.terms.blob), slices.Clone(sc.terms.ends), slices.Clone(sc.tfs)
+	n := len(sc.terms.blob)
+	for _, tf := range sc.tfs {
+		n += 1 + tfLen(tf)
+	}
+	p.terms = make([]byte, 0, n)
+	start := uint32(0)
+	for i, end := range sc.terms.ends {
+		p.terms = append(p.terms, sc.terms.blob[start:end]...)
+		p.terms = appendTF(append(p.terms, 0), sc.tfs[i])
+		start = end
+	}
 	p.idKey, p.titleKey = strings.Join(Terms(d.ID), "-"), strings.Join(Terms(d.Title), "-")
 	return p
 }
@@ -241,17 +238,16 @@ func (ix *Index) add(d *graph.Document, p *Prepared) {
 	for f := range nFields {
 		ix.sumLen[f] += int64(p.lens[f])
 	}
-	p.each(func(term string, tf [nFields]uint8) {
-		pl := ix.post[term]
+	p.each(func(term []byte, tf [nFields]uint8) {
+		pl := ix.post[string(term)]
 		if pl == nil {
 			pl = &plist{}
-			// A key of its own: the blob goes when the terms are indexed.
-			ix.post[strings.Clone(term)] = pl
+			ix.post[string(term)] = pl
 		}
-		pl.ps = append(pl.ps, posting{slot: slot, tf: tf})
+		pl.add(slot, tf)
 	})
 	// The terms live on in the postings; the snapshot keeps only the lengths.
-	p.blob, p.ends, p.tfs, p.spent = "", nil, nil, true
+	p.terms, p.spent = nil, true
 }
 
 // remove drops documents from the index: their slots die, and their
@@ -281,10 +277,10 @@ func (ix *Index) df(pl *plist) int {
 		return 0
 	}
 	if ix.live == len(ix.slots) {
-		return len(pl.ps)
+		return pl.n
 	}
 	n := 0
-	for _, p := range pl.ps {
+	for _, p := range pl.all() {
 		if ix.slots[p.slot].doc != nil {
 			n++
 		}
@@ -305,17 +301,16 @@ func (ix *Index) compact() {
 		}
 	}
 	for term, pl := range ix.post {
-		out := pl.ps[:0]
-		for _, p := range pl.ps {
+		var out plist
+		for _, p := range pl.all() {
 			if ix.slots[p.slot].doc != nil {
-				p.slot = renum[p.slot]
-				out = append(out, p)
+				out.add(renum[p.slot], p.tf)
 			}
 		}
-		if len(out) == 0 {
+		if out.n == 0 {
 			delete(ix.post, term)
 		} else {
-			pl.ps = out
+			*pl = out
 		}
 	}
 	ix.slots = slots

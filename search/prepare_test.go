@@ -20,8 +20,8 @@ type preparedOut struct {
 
 func (p *Prepared) out() preparedOut {
 	o := preparedOut{lens: p.lens}
-	p.each(func(term string, tf [nFields]uint8) {
-		o.terms = append(o.terms, term)
+	p.each(func(term []byte, tf [nFields]uint8) {
+		o.terms = append(o.terms, string(term))
 		o.tfs = append(o.tfs, tf)
 	})
 	return o
