@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/snapshot"
@@ -32,6 +33,7 @@ type Prepared struct {
 	idKey, titleKey string // the id's and the title's terms, joined by "-"
 	focus           *Focus // the terms kept, when not all are
 	spent           bool   // indexed: the terms moved into an index
+	held            *held  // its share of the budget, for Prepare's
 }
 
 func (p *Prepared) each(fn func(term []byte, tf [nFields]uint8)) {
@@ -53,8 +55,42 @@ type scratch struct {
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
 // Prepare tokenizes d, whose text is text, for the index; it is
-// snapshot.Options.Prepare.
-func Prepare(d *graph.Document, text string) any { return prepare(d, text) }
+// snapshot.Options.Prepare. Past the process's budget of prepared terms
+// it returns nil: the index reads that document again when it indexes it,
+// a batch at a time (see Update).
+func Prepare(d *graph.Document, text string) any {
+	if preparedBytes.Load() > preparedBudget {
+		return nil
+	}
+	p := prepare(d, text)
+	p.held = &held{n: int64(cap(p.terms))}
+	preparedBytes.Add(p.held.n)
+	// A snapshot that is never indexed (a refused or retried call) gives
+	// its share back when it is collected.
+	runtime.AddCleanup(p, (*held).release, p.held)
+	return p
+}
+
+// preparedBudget bounds the bytes of terms that read passes hold for the
+// indexes of this process at once: a first search of a big vault would
+// otherwise hold every document's terms before indexing one (about 4 KB
+// a note of a person's vocabulary, 200 MB at 50,000 notes) on top of the
+// index it builds.
+const preparedBudget = 48 << 20
+
+var preparedBytes atomic.Int64
+
+// held is one Prepared's share of the budget.
+type held struct {
+	n    int64
+	done atomic.Bool
+}
+
+func (h *held) release() {
+	if h != nil && h.done.CompareAndSwap(false, true) {
+		preparedBytes.Add(-h.n)
+	}
+}
 
 func prepare(d *graph.Document, text string) *Prepared { return prepareFor(d, text, nil) }
 
@@ -181,26 +217,44 @@ func (ix *Index) Update(s *snapshot.Snapshot, read Read) error {
 			missing = append(missing, j)
 		}
 	}
-	// Documents the read pass did not tokenize (a reader whose first
-	// snapshot did not prepare, or a second index over one snapshot) are
-	// read again and tokenized on every core.
-	errs := make([]error, len(missing))
-	parallel(len(missing), func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			d := s.Docs[added[missing[k]]]
-			var text string
-			if text, errs[k] = read(d); errs[k] == nil {
-				prepared[missing[k]] = prepareFor(d, text, ix.focus)
+	// What the read pass tokenized goes in first, freeing its terms.
+	// Slots need not follow the snapshot's order: ties rank by path.
+	next := 0
+	for j, i := range added {
+		if next < len(missing) && missing[next] == j {
+			next++
+			continue
+		}
+		ix.add(s.Docs[i], prepared[j])
+	}
+	// Documents the read pass did not tokenize (past the budget, a
+	// reader whose first snapshot did not prepare, or a second index over
+	// one snapshot) are read again and tokenized on every core, a batch at
+	// a time, so their terms never all wait at once. A read that fails
+	// leaves the index holding what it added: the next Update compares
+	// documents again.
+	const batch = 1024
+	for lo := 0; lo < len(missing); lo += batch {
+		ms := missing[lo:min(lo+batch, len(missing))]
+		errs := make([]error, len(ms))
+		parallel(len(ms), func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				d := s.Docs[added[ms[k]]]
+				var text string
+				if text, errs[k] = read(d); errs[k] == nil {
+					prepared[ms[k]] = prepareFor(d, text, ix.focus)
+				}
+			}
+		})
+		for _, err := range errs {
+			if err != nil {
+				return err
 			}
 		}
-	})
-	for _, err := range errs {
-		if err != nil {
-			return err
+		for _, j := range ms {
+			ix.add(s.Docs[added[j]], prepared[j])
+			prepared[j] = nil
 		}
-	}
-	for j, i := range added {
-		ix.add(s.Docs[i], prepared[j])
 	}
 	// Dropping dead postings is a pass over every list: it waits until
 	// the dead are an eighth of the live, so an edit's share of it stays
@@ -248,6 +302,7 @@ func (ix *Index) add(d *graph.Document, p *Prepared) {
 	})
 	// The terms live on in the postings; the snapshot keeps only the lengths.
 	p.terms, p.spent = nil, true
+	p.held.release()
 }
 
 // remove drops documents from the index: their slots die, and their
