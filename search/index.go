@@ -199,7 +199,17 @@ func (ix *Index) Update(s *snapshot.Snapshot, read Read) error {
 	if ix.snap == s {
 		return nil
 	}
-	gone, added := ix.diff(s)
+	// The snapshot the index describes holds exactly the indexed
+	// documents; after a failed Update there is none to compare with.
+	var gone []*graph.Document
+	var added []int
+	ok := false
+	if ix.snap != nil {
+		gone, added, ok = diffInPlace(ix.snap.Docs, s.Docs)
+	}
+	if !ok {
+		gone, added = ix.diff(s)
+	}
 	ix.remove(gone)
 	ix.snap = nil
 	if len(gone)+len(added) > 0 {
@@ -264,6 +274,32 @@ func (ix *Index) Update(s *snapshot.Snapshot, read Read) error {
 	}
 	ix.snap = s
 	return nil
+}
+
+// diffInPlace finds what changed from prev to docs when docs are prev
+// with a few documents replaced in place, as a snapshot after an edit
+// is: a comparison of pointers, where diff looks every document up.
+func diffInPlace(prev, docs []*graph.Document) (gone []*graph.Document, added []int, ok bool) {
+	if len(prev) != len(docs) {
+		return nil, nil, false
+	}
+	for i, d := range docs {
+		if d != prev[i] {
+			if len(added) == 64 {
+				return nil, nil, false
+			}
+			gone, added = append(gone, prev[i]), append(added, i)
+		}
+	}
+	// A document of prev that moved to another place is not gone.
+	for _, g := range gone {
+		for _, i := range added {
+			if docs[i] == g {
+				return nil, nil, false
+			}
+		}
+	}
+	return gone, added, true
 }
 
 // diff finds the indexed documents s no longer holds and those it adds.

@@ -211,7 +211,7 @@ func policyFiles(ws *workspace.Workspace, col *collector) (thin bool, cands []ca
 // assemble builds the snapshot from a plan and what reading its jobs gave
 // (in the jobs' order). started is when the oldest of the stamps it keeps
 // was taken: a stamp that recent proves nothing.
-func assemble(ws *workspace.Workspace, p *plan, results []docResult, started time.Time) (*Snapshot, error) {
+func assemble(ws *workspace.Workspace, p *plan, results []docResult, started time.Time, graphOf func([]*graph.Document) *graph.Graph) (*Snapshot, error) {
 	col := &collector{rows: maps.Clone(p.rows), complete: p.complete, unstable: p.unstable,
 		listing: p.listing, hidden: slices.Clone(p.hidden)}
 	snap := &Snapshot{Config: p.cfg, Admission: p.adm, configFiles: p.configFiles, plan: p, results: results,
@@ -251,7 +251,10 @@ func assemble(ws *workspace.Workspace, p *plan, results []docResult, started tim
 		snap.Prepared = append(snap.Prepared, res.prepared)
 		docs = append(docs, res.json)
 	}
-	snap.Graph = graph.Build(snap.Docs)
+	if graphOf == nil {
+		graphOf = graph.Build
+	}
+	snap.Graph = graphOf(snap.Docs)
 	snap.Complete = col.complete
 	snap.Omissions = Rows(col.rows)
 	if p.listing {

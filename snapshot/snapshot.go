@@ -142,7 +142,7 @@ func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, pr
 			return nil, err
 		}
 	}
-	return assemble(ws, p, results, started)
+	return assemble(ws, p, results, started, nil)
 }
 
 // keepable returns, for a path the walk found with a given stamp, the
