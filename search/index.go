@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"runtime"
 	"slices"
 	"strings"
@@ -160,6 +161,13 @@ func (ix *Index) Snapshot() *snapshot.Snapshot { return ix.snap }
 // again. Documents the read pass did not tokenize are read with read; its
 // error leaves the index describing no snapshot.
 func (ix *Index) Update(s *snapshot.Snapshot, read Read) error {
+	return ix.UpdateContext(context.Background(), s, read)
+}
+
+// UpdateContext is Update that stops soon after ctx ends. What it indexed
+// before it stopped stays indexed (the index then describes no snapshot):
+// the next Update finds those documents already in and adds the rest.
+func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read Read) error {
 	if ix.snap == s {
 		return nil
 	}
@@ -185,22 +193,45 @@ func (ix *Index) Update(s *snapshot.Snapshot, read Read) error {
 	// snapshot did not prepare, or a second index over one snapshot) are
 	// read again and tokenized on every core.
 	errs := make([]error, len(missing))
+	tokenized := make([]bool, len(added))
 	parallel(len(missing), func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			d := s.Docs[added[missing[k]]]
 			var text string
 			if text, errs[k] = read(d); errs[k] == nil {
 				prepared[missing[k]] = prepareFor(d, text, ix.focus)
+				tokenized[missing[k]] = true
+			} else {
+				prepared[missing[k]] = nil
 			}
 		}
 	})
+	// What was tokenized here is indexed even when a read failed or ctx
+	// ended (adding costs a fraction of tokenizing), so a cut call's work
+	// is not done twice; once ctx ends, nothing else is.
+	var failed error
 	for _, err := range errs {
 		if err != nil {
-			return err
+			failed = err
+			break
 		}
 	}
+	stopped := false
 	for j, i := range added {
+		if prepared[j] == nil {
+			continue
+		}
+		if !tokenized[j] && (stopped || ctx.Err() != nil) {
+			stopped = true
+			continue
+		}
 		ix.add(s.Docs[i], prepared[j])
+	}
+	if stopped {
+		return ctx.Err()
+	}
+	if failed != nil {
+		return failed
 	}
 	if dead := len(ix.slots) - ix.live; dead > 1024 && dead > ix.live {
 		ix.compact()
