@@ -28,7 +28,9 @@ type posting struct {
 	tf   [nFields]uint8
 }
 
-// plist is the postings of one term, in slot order; only live slots.
+// plist is the postings of one term, in slot order. Postings of a
+// removed document stay until the next compaction (see remove): df
+// counts only the live ones.
 type plist struct {
 	ps []posting
 }
@@ -138,9 +140,6 @@ type Index struct {
 	post   map[string]*plist
 	live   int
 	sumLen [nFields]int64
-	// resolved holds the ids some document has: an edge to one of them is
-	// shown with a hit and matched by an edge filter.
-	resolved map[string]bool
 	// scratch of Search
 	weights [][nFields]float32 // nil after a change
 	acc     []cand
@@ -233,12 +232,11 @@ func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read R
 	if failed != nil {
 		return failed
 	}
-	if dead := len(ix.slots) - ix.live; dead > 1024 && dead > ix.live {
+	// Dropping dead postings is a pass over every list: it waits until
+	// the dead are an eighth of the live, so an edit's share of it stays
+	// the same at any size, and so does the memory they hold.
+	if dead := len(ix.slots) - ix.live; dead > compactMin && 8*dead > ix.live {
 		ix.compact()
-	}
-	ix.resolved = make(map[string]bool, len(s.Graph.Nodes))
-	for id := range s.Graph.Nodes {
-		ix.resolved[id] = true
 	}
 	ix.snap = s
 	return nil
@@ -283,12 +281,11 @@ func (ix *Index) add(d *graph.Document, p *Prepared) {
 	p.blob, p.ends, p.tfs, p.spent = "", nil, nil, true
 }
 
-// remove drops documents from the index. Their terms are not kept (nor
-// their text), so one pass over every posting list drops their slots.
+// remove drops documents from the index: their slots die, and their
+// postings with them, though the lists keep them until compact. Neither
+// their terms nor their text are kept, so finding their postings would be
+// a pass over every list: an edit must cost what it changes.
 func (ix *Index) remove(gone []*graph.Document) {
-	if len(gone) == 0 {
-		return
-	}
 	for _, d := range gone {
 		slot := ix.bySlot[d]
 		delete(ix.bySlot, d)
@@ -299,22 +296,31 @@ func (ix *Index) remove(gone []*graph.Document) {
 		sd.doc = nil
 		ix.live--
 	}
-	for term, pl := range ix.post {
-		out := pl.ps[:0]
-		for _, p := range pl.ps {
-			if ix.slots[p.slot].doc != nil {
-				out = append(out, p)
-			}
-		}
-		if len(out) == 0 {
-			delete(ix.post, term)
-		} else {
-			pl.ps = out
-		}
-	}
 }
 
-// compact drops dead slots and renumbers the live ones.
+// compactMin is how many dead slots an index holds at least before it
+// compacts; tests lower it.
+var compactMin = 1024
+
+// df is how many live documents hold the term of pl (nil: none).
+func (ix *Index) df(pl *plist) int {
+	if pl == nil {
+		return 0
+	}
+	if ix.live == len(ix.slots) {
+		return len(pl.ps)
+	}
+	n := 0
+	for _, p := range pl.ps {
+		if ix.slots[p.slot].doc != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// compact drops dead slots and their postings, and renumbers the live
+// slots.
 func (ix *Index) compact() {
 	renum := make([]uint32, len(ix.slots))
 	var slots []slotDoc
@@ -325,12 +331,22 @@ func (ix *Index) compact() {
 			slots = append(slots, sd)
 		}
 	}
-	for _, pl := range ix.post {
-		for i := range pl.ps {
-			pl.ps[i].slot = renum[pl.ps[i].slot]
+	for term, pl := range ix.post {
+		out := pl.ps[:0]
+		for _, p := range pl.ps {
+			if ix.slots[p.slot].doc != nil {
+				p.slot = renum[p.slot]
+				out = append(out, p)
+			}
+		}
+		if len(out) == 0 {
+			delete(ix.post, term)
+		} else {
+			pl.ps = out
 		}
 	}
 	ix.slots = slots
+	ix.weights = nil
 	ix.acc = nil
 }
 
@@ -338,8 +354,11 @@ func (ix *Index) compact() {
 // "edge context match" reason.
 func (ix *Index) edges(d *graph.Document) []graph.Edge {
 	var out []graph.Edge
+	if ix.snap == nil {
+		return nil
+	}
 	for _, e := range d.Edges {
-		if ix.resolved[e.To] {
+		if _, ok := ix.snap.Graph.Nodes[e.To]; ok {
 			out = append(out, e)
 		}
 	}

@@ -221,6 +221,7 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 		UnreadableFolders: p.unreadable}
 	snap.stamps = make([]stamp, 0, len(p.leftOut)+len(results)+len(p.inputs))
 	snap.stamps = append(snap.stamps, p.leftOut...)
+	var docs [][]byte
 	for _, i := range p.order {
 		res := results[i]
 		switch res.outcome {
@@ -242,8 +243,16 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 			col.add("edge", "edge_limit_or_unsafe", res.doc.EdgeOmitted)
 			col.complete = false
 		}
+		if res.json == nil {
+			var err error
+			if res.json, err = docJSON(res.doc); err != nil {
+				return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
+			}
+			results[i].json = res.json
+		}
 		snap.Docs = append(snap.Docs, res.doc)
 		snap.Prepared = append(snap.Prepared, res.prepared)
+		docs = append(docs, res.json)
 	}
 	snap.Graph = graph.Build(snap.Docs)
 	if err := cancelled(ctx); err != nil {
@@ -264,7 +273,7 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 		return nil, err
 	}
 	var err error
-	if snap.Fingerprint, err = snap.fingerprint(); err != nil {
+	if snap.Fingerprint, err = snap.fingerprint(docs); err != nil {
 		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
 	}
 	if err := ws.Check(); err != nil {
