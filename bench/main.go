@@ -32,7 +32,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/vivary-dev/vivary-go/capsule"
@@ -98,18 +97,12 @@ func spawnInterleaved(n int, cmds []*cold) error {
 			}
 			c.ds = append(c.ds, d)
 			c.cpu = append(c.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > c.peak {
-				c.peak = ru.Maxrss
+			if rss := maxRSS(cmd.ProcessState); rss > c.peak {
+				c.peak = rss
 			}
 		}
 	}
 	return nil
-}
-
-func selfRSS() int64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Maxrss
 }
 
 func main() { os.Exit(bench()) }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -133,10 +132,7 @@ func (s *mcpSession) close() int64 {
 		s.cmd.Process.Kill()
 		<-done
 	}
-	if ru, ok := s.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		return ru.Maxrss
-	}
-	return 0
+	return maxRSS(s.cmd.ProcessState)
 }
 
 // mcpArgs are the tool arguments of each producer for question q.

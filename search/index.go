@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"context"
 	"runtime"
 	"strings"
 	"sync"
@@ -196,6 +197,13 @@ func (ix *Index) Snapshot() *snapshot.Snapshot { return ix.snap }
 // again. Documents the read pass did not tokenize are read with read; its
 // error leaves the index describing no snapshot.
 func (ix *Index) Update(s *snapshot.Snapshot, read Read) error {
+	return ix.UpdateContext(context.Background(), s, read)
+}
+
+// UpdateContext is Update that stops soon after ctx ends. What it indexed
+// before it stopped stays indexed (the index then describes no snapshot):
+// the next Update finds those documents already in and adds the rest.
+func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read Read) error {
 	if ix.snap == s {
 		return nil
 	}
@@ -227,24 +235,32 @@ func (ix *Index) Update(s *snapshot.Snapshot, read Read) error {
 			missing = append(missing, j)
 		}
 	}
-	// What the read pass tokenized goes in first, freeing its terms.
-	// Slots need not follow the snapshot's order: ties rank by path.
+	// What the read pass tokenized goes in first, freeing its terms,
+	// until ctx ends. Slots need not follow the snapshot's order: ties
+	// rank by path.
 	next := 0
 	for j, i := range added {
 		if next < len(missing) && missing[next] == j {
 			next++
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		ix.add(s.Docs[i], prepared[j])
 	}
 	// Documents the read pass did not tokenize (past the budget, a
 	// reader whose first snapshot did not prepare, or a second index over
 	// one snapshot) are read again and tokenized on every core, a batch at
-	// a time, so their terms never all wait at once. A read that fails
-	// leaves the index holding what it added: the next Update compares
-	// documents again.
+	// a time, so their terms never all wait at once. What a batch
+	// tokenized is indexed even when a read failed or ctx ended (adding
+	// costs a fraction of tokenizing), so a cut call's work is not done
+	// twice; the next Update compares documents again.
 	const batch = 1024
 	for lo := 0; lo < len(missing); lo += batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		ms := missing[lo:min(lo+batch, len(missing))]
 		errs := make([]error, len(ms))
 		parallel(len(ms), func(lo, hi int) {
@@ -256,14 +272,16 @@ func (ix *Index) Update(s *snapshot.Snapshot, read Read) error {
 				}
 			}
 		})
+		for k, j := range ms {
+			if errs[k] == nil {
+				ix.add(s.Docs[added[j]], prepared[j])
+			}
+			prepared[j] = nil
+		}
 		for _, err := range errs {
 			if err != nil {
 				return err
 			}
-		}
-		for _, j := range ms {
-			ix.add(s.Docs[added[j]], prepared[j])
-			prepared[j] = nil
 		}
 	}
 	// Dropping dead postings is a pass over every list: it waits until

@@ -211,7 +211,10 @@ func policyFiles(ws *workspace.Workspace, col *collector) (thin bool, cands []ca
 // assemble builds the snapshot from a plan and what reading its jobs gave
 // (in the jobs' order). started is when the oldest of the stamps it keeps
 // was taken: a stamp that recent proves nothing.
-func assemble(ws *workspace.Workspace, p *plan, results []docResult, started time.Time, graphOf func([]*graph.Document) *graph.Graph) (*Snapshot, error) {
+func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []docResult, started time.Time, graphOf func([]*graph.Document) *graph.Graph) (*Snapshot, error) {
+	if err := cancelled(ctx); err != nil {
+		return nil, err
+	}
 	col := &collector{rows: maps.Clone(p.rows), complete: p.complete, unstable: p.unstable,
 		listing: p.listing, hidden: slices.Clone(p.hidden)}
 	snap := &Snapshot{Config: p.cfg, Admission: p.adm, configFiles: p.configFiles, plan: p, results: results,
@@ -255,6 +258,9 @@ func assemble(ws *workspace.Workspace, p *plan, results []docResult, started tim
 		graphOf = graph.Build
 	}
 	snap.Graph = graphOf(snap.Docs)
+	if err := cancelled(ctx); err != nil {
+		return nil, err
+	}
 	snap.Complete = col.complete
 	snap.Omissions = Rows(col.rows)
 	if p.listing {
@@ -266,6 +272,9 @@ func assemble(ws *workspace.Workspace, p *plan, results []docResult, started tim
 	snap.racy = col.unstable || racy(snap.stamps, snap.outside, started)
 	snap.unwatched, snap.started = p.fixed, started
 	snap.racyUnwatched = col.unstable || racy(p.fixed, snap.outside, started)
+	if err := cancelled(ctx); err != nil {
+		return nil, err
+	}
 	var err error
 	if snap.Fingerprint, err = snap.fingerprint(docs); err != nil {
 		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)

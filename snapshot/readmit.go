@@ -92,8 +92,11 @@ func readmit(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed,
 		for _, i := range idx {
 			old, by = append(old, prev.results[i].doc), append(by, results[i].doc)
 		}
+		if prev.Graph == nil {
+			return graph.Build(docs)
+		}
 		return prev.Graph.Replace(docs, old, by)
 	}
 	// Every stamp kept is as old as prev's oldest; the new ones are newer.
-	return assemble(ws, &np, results, prev.started, graphOf)
+	return assemble(ctx, ws, &np, results, prev.started, graphOf)
 }
