@@ -97,7 +97,8 @@ echo "== interop (TypeScript SDK clients)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/vivary-mcp" ./mcp/cmd/vivary-mcp
+go build -tags vivarytest -o "$tmp/vivary-mcp-test" ./mcp/cmd/vivary-mcp # holds an answer, for the progress check
 cp -r examples/workspace "$tmp/ws"
-node interop/drive.mjs "$tmp/vivary-mcp" "$tmp/ws"
+node interop/drive.mjs "$tmp/vivary-mcp" "$tmp/ws" "$tmp/vivary-mcp-test"
 echo "== interop (Claude Code and Gemini CLI, configured from the README)"
 node interop/hosts.mjs README.md "$tmp" "$tmp/ws"
