@@ -63,3 +63,6 @@ func ShortRules(below int) map[string]int {
 
 // ShapeOKOn is RelPathShape with the Windows name rule on or off.
 func ShapeOKOn(p string, windows bool) bool { return shapeFor(p, windows) == shapeOK }
+
+// ContainsRootOn is ContainsRoot with Windows' forms on or off.
+var ContainsRootOn = containsRoot

@@ -11,6 +11,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -229,7 +230,12 @@ func AnyURI(s string) bool { return anyURI.MatchString(securityText(s)) }
 
 // ContainsRoot reports whether s contains the workspace root, in its slash or
 // backslash form, after NFKC on both sides.
-func ContainsRoot(s, root string) bool {
+func ContainsRoot(s, root string) bool { return containsRoot(s, root, onWindows) }
+
+// containsRoot is ContainsRoot; on Windows (windows set) the root is also
+// looked for in its slash form (C:/Users/…) and without case, as Windows
+// names it either way.
+func containsRoot(s, root string, windows bool) bool {
 	if root == "" {
 		return false
 	}
@@ -240,7 +246,11 @@ func ContainsRoot(s, root string) bool {
 	if !isASCII(r) {
 		r = norm.NFKC.String(r)
 	}
-	return strings.Contains(v, r) || strings.Contains(v, strings.ReplaceAll(r, "/", `\`))
+	if windows {
+		v, r = cases.Fold().String(v), cases.Fold().String(r)
+	}
+	return strings.Contains(v, r) || strings.Contains(v, strings.ReplaceAll(r, "/", `\`)) ||
+		windows && strings.Contains(v, strings.ReplaceAll(r, `\`, "/"))
 }
 
 // OutputSafe is SafeText plus no credential and no machine path.

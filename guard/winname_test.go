@@ -75,3 +75,19 @@ func TestWindowsMachinePaths(t *testing.T) {
 		}
 	}
 }
+
+// On Windows the root is found in any case and in its slash form too.
+func TestWindowsRootInText(t *testing.T) {
+	root := `C:\Users\me\notes`
+	for _, s := range []string{`see C:\Users\me\notes\a.md`, `c:\users\ME\Notes\a.md`, "C:/Users/me/notes/a.md", "at c:/users/me/NOTES"} {
+		if !guard.ContainsRootOn(s, root, true) {
+			t.Errorf("%q does not hold the root", s)
+		}
+	}
+	if guard.ContainsRootOn(`C:\Users\me\notebook`, root, true) {
+		t.Error("a sibling holds the root")
+	}
+	if !guard.ContainsRootOn("x /home/me/notes/a.md", "/home/me/notes", false) || guard.ContainsRootOn("/HOME/me/notes", "/home/me/notes", false) {
+		t.Error("the POSIX root is not matched exactly")
+	}
+}

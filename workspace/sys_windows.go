@@ -235,8 +235,8 @@ func bindRoot(abs string) (int, string, Info, error) {
 	case !info.IsDir():
 		problem = "workspace path is not a directory; pass the workspace folder"
 	case info.Ino == 0 && info.IDHigh == 0:
-		problem = "the filesystem gives the workspace folder no file id, so a replaced folder could not be told from it; " +
-			"use a folder on an NTFS or ReFS volume"
+		problem = "workspace directory has no stable file identity (its file system gives it no file id, " +
+			"so a replaced folder could not be told from it); use a folder on an NTFS or ReFS volume"
 	}
 	if problem != "" {
 		windows.CloseHandle(h)
