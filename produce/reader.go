@@ -91,6 +91,16 @@ func (r *Reader) Close() { r.src(false, "").Close() }
 // Workspace is the bound workspace.
 func (r *Reader) Workspace() *workspace.Workspace { return r.ws }
 
+// Warm reads the workspace ahead of any call, for a serving Reader: the
+// snapshot a first call would take, tokenized for the search index, so that
+// call finds it done (or, cut short, takes up what was done, as after any
+// cut call). It writes nothing, and stops soon after ctx ends.
+func (r *Reader) Warm(ctx context.Context) error {
+	r.searched.Store(true)
+	_, err := r.src(true, "").Snapshot(ctx)
+	return err
+}
+
 // Snapshot returns a snapshot that describes the tree now.
 func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
 	return r.src(false, "").Snapshot(ctx)

@@ -39,7 +39,7 @@ func TestRefusedCallsConverge(t *testing.T) {
 	t.Parallel()
 	const notes, budget = 300, 100
 	root := vault(t, notes)
-	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_TIMEOUT=4s", fmt.Sprintf("VIVARY_MCP_TEST_PRODUCER=budget:%d", budget)}}, root)
+	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_WARM=off", "VIVARY_MCP_TEST_TIMEOUT=4s", fmt.Sprintf("VIVARY_MCP_TEST_PRODUCER=budget:%d", budget)}}, root)
 	query := map[string]any{"workspace": "ws0", "text": "wombat quokka", "limit": 20}
 	var final *envelope
 	calls := 0
@@ -89,7 +89,7 @@ func TestProgressNotifications(t *testing.T) {
 	gate := filepath.Join(t.TempDir(), "gate")
 	var mu sync.Mutex
 	var seen []*mcp.ProgressNotificationParams
-	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_PRODUCER=hold:" + gate}, progress: func(p *mcp.ProgressNotificationParams) {
+	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_WARM=off", "VIVARY_MCP_TEST_PRODUCER=hold:" + gate}, progress: func(p *mcp.ProgressNotificationParams) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen = append(seen, p)
