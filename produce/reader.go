@@ -92,13 +92,19 @@ func (r *Reader) Close() { r.src(false, "").Close() }
 func (r *Reader) Workspace() *workspace.Workspace { return r.ws }
 
 // Warm reads the workspace ahead of any call, for a serving Reader: the
-// snapshot a first call would take, tokenized for the search index, so that
-// call finds it done (or, cut short, takes up what was done, as after any
+// snapshot a first call would take and the search index over it, so that
+// call finds them done (or, cut short, takes up what was done, as after any
 // cut call). It writes nothing, and stops soon after ctx ends.
 func (r *Reader) Warm(ctx context.Context) error {
-	r.searched.Store(true)
-	_, err := r.src(true, "").Snapshot(ctx)
-	return err
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	snap, err := r.src(true, "").Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	// Indexed now, the notes' terms leave the snapshot for the index,
+	// where a first search needs them anyway.
+	return r.index.UpdateContext(ctx, snap, r.read(ctx))
 }
 
 // Snapshot returns a snapshot that describes the tree now.
