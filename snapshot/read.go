@@ -205,7 +205,7 @@ func (s *Source) Forget(snap *Snapshot) {
 	if s.snap == snap {
 		// The next take starts from nothing and reads every document, so
 		// what the feed saw change under snap needs no second read.
-		s.snap, s.pending, s.kept, s.keptChanged = nil, nil, nil, nil
+		s.snap, s.pending, s.kept, s.keptChanged, s.keptPlan = nil, nil, nil, nil, nil
 	}
 }
 
