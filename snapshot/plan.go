@@ -148,7 +148,12 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed, opt Options
 	for _, rel := range sensitive {
 		col.list("privacy_excluded", "sensitive_name", rel, "", 0)
 	}
-	for _, c := range en.markdown {
+	for i, c := range en.markdown {
+		if i%1024 == 1023 {
+			if err := cancelled(ctx); err != nil {
+				return nil, err
+			}
+		}
 		if !adm.Admits(c.rel) {
 			continue
 		}

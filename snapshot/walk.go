@@ -253,7 +253,13 @@ func (w *walker) take(dir string, l listing) ([]candidate, error) {
 		return nil, l.err
 	}
 	var subdirs []candidate
-	for _, e := range l.entries {
+	for i, e := range l.entries {
+		// A folder may hold tens of thousands of entries.
+		if i%1024 == 1023 {
+			if err := cancelled(w.ctx); err != nil {
+				return nil, err
+			}
+		}
 		en.scanned++
 		if en.scanned > ceilings.entries {
 			return nil, tooManyEntries(w.thin)
