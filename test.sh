@@ -85,6 +85,13 @@ go test -count=1 -race $(go list ./... | grep -E "$race")
 echo "== portability (macOS build)"
 GOOS=darwin GOARCH=arm64 go build ./...
 (cd mcp && GOOS=darwin GOARCH=arm64 go build ./...)
+echo "== portability (Windows build and vet)"
+for arch in amd64 arm64; do
+  GOOS=windows GOARCH=$arch CGO_ENABLED=0 go build ./...
+  (cd mcp && GOOS=windows GOARCH=$arch CGO_ENABLED=0 go build ./...)
+done
+GOOS=windows go vet ./...
+(cd mcp && GOOS=windows go vet ./...)
 
 echo "== interop (TypeScript SDK clients)"
 tmp=$(mktemp -d)

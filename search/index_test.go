@@ -34,8 +34,18 @@ func render(t *testing.T, ix *search.Index, ws *workspace.Workspace, q string) s
 }
 
 // An index moved along a source's snapshots, one changed document at a
-// time, answers exactly as one built from the last snapshot alone.
+// time, answers exactly as one built from the last snapshot alone: with
+// the postings of removed documents still in its lists, and after they
+// were compacted away.
 func TestUpdatedIndexAnswersAsAFreshOne(t *testing.T) {
+	t.Run("dead postings kept", testUpdatedIndex)
+	t.Run("compacted", func(t *testing.T) {
+		defer search.CompactEarly()()
+		testUpdatedIndex(t)
+	})
+}
+
+func testUpdatedIndex(t *testing.T) {
 	docs := map[string]string{}
 	for i := range 40 {
 		docs[fmt.Sprintf("notes/n%02d.md", i)] = fmt.Sprintf("# Note %d\n\nquokka %s wombat\n", i, strings.Repeat("numbat ", i%7))
@@ -51,6 +61,10 @@ func TestUpdatedIndexAnswersAsAFreshOne(t *testing.T) {
 		func() { testws.Write(t, root, "notes/n03.md", "# Note three\n\nplatypus quokka quokka\n") },
 		func() { os.Remove(filepath.Join(root, "notes", "n04.md")) },
 		func() { testws.Write(t, root, "notes/sub/n04.md", "# Moved\n\nwombat numbat platypus\n") },
+		// Two query words written as one, then no more: a joined term
+		// whose only postings are dead is not looked up.
+		func() { testws.Write(t, root, "notes/n05.md", "# Five\n\nplatypusquokka numbat\n") },
+		func() { testws.Write(t, root, "notes/n05.md", "# Five\n\nnumbat\n") },
 		func() {
 			for i := 10; i < 30; i++ {
 				testws.Write(t, root, fmt.Sprintf("notes/n%02d.md", i), fmt.Sprintf("# Rewritten %d\n\nbilby %d\n", i, i))
@@ -70,7 +84,7 @@ func TestUpdatedIndexAnswersAsAFreshOne(t *testing.T) {
 		if err := fresh.Update(snap, read(ws)); err != nil {
 			t.Fatal(err)
 		}
-		for _, q := range []string{"quokka", "numbat wombat", "platypus", "bilby 12", "note"} {
+		for _, q := range []string{"quokka", "numbat wombat", "platypus", "platypus quokka", "bilby 12", "note"} {
 			if got, want := render(t, ix, ws, q), render(t, fresh, ws, q); got != want {
 				t.Fatalf("step %d, %q: updated index\n%s\nfresh index\n%s", i, q, got, want)
 			}

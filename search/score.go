@@ -71,7 +71,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	// "hex dump" also looks for "hexdump": two words a note may write as one.
 	nWords := len(terms)
 	for i := 0; i+1 < nWords; i++ {
-		if j := terms[i] + terms[i+1]; ix.post[j] != nil && !slices.Contains(terms, j) {
+		if j := terms[i] + terms[i+1]; ix.df(ix.post[j]) > 0 && !slices.Contains(terms, j) {
 			terms = append(terms, j)
 		}
 	}
@@ -83,8 +83,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		qt[t] = i
 		pl := ix.post[t]
 		idf := 0.0
-		if pl != nil {
-			df := float64(len(pl.ps))
+		if df := float64(ix.df(pl)); df > 0 {
 			idf = math.Log(1 + (n-df+0.5)/(df+0.5))
 		}
 		lists = append(lists, pl)
@@ -108,7 +107,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if pl == nil {
 			continue
 		}
-		for j, p := range pl.ps {
+		for j, p := range pl.all() {
 			if j%4096 == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}

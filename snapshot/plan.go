@@ -231,7 +231,7 @@ func policyFiles(ws *workspace.Workspace, col *collector) (thin bool, cands []ca
 // assemble builds the snapshot from a plan and what reading its jobs gave
 // (in the jobs' order). started is when the oldest of the stamps it keeps
 // was taken: a stamp that recent proves nothing.
-func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []docResult, started time.Time) (*Snapshot, error) {
+func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []docResult, started time.Time, graphOf func([]*graph.Document) *graph.Graph) (*Snapshot, error) {
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}
@@ -241,6 +241,7 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 		UnreadableFolders: p.unreadable}
 	snap.stamps = make([]stamp, 0, len(p.leftOut)+len(results)+len(p.inputs))
 	snap.stamps = append(snap.stamps, p.leftOut...)
+	var docs [][]byte
 	for _, i := range p.order {
 		res := results[i]
 		switch res.outcome {
@@ -262,10 +263,21 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 			col.add("edge", "edge_limit_or_unsafe", res.doc.EdgeOmitted)
 			col.complete = false
 		}
+		if res.json == nil {
+			var err error
+			if res.json, err = docJSON(res.doc); err != nil {
+				return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
+			}
+			results[i].json = res.json
+		}
 		snap.Docs = append(snap.Docs, res.doc)
 		snap.Prepared = append(snap.Prepared, res.prepared)
+		docs = append(docs, res.json)
 	}
-	snap.Graph = graph.Build(snap.Docs)
+	if graphOf == nil {
+		graphOf = graph.Build
+	}
+	snap.Graph = graphOf(snap.Docs)
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}
@@ -284,7 +296,7 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 		return nil, err
 	}
 	var err error
-	if snap.Fingerprint, err = snap.fingerprint(); err != nil {
+	if snap.Fingerprint, err = snap.fingerprint(docs); err != nil {
 		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
 	}
 	if err := ws.Check(); err != nil {

@@ -25,6 +25,9 @@ type docResult struct {
 	line     int
 	kept     bool // the previous snapshot's, unchanged
 	err      error
+	// json is the document's entry in the fingerprint (docJSON), made
+	// by the first snapshot that assembles it and kept with the result.
+	json []byte
 }
 
 // readDocuments reads, screens and analyses the candidates on every core.
