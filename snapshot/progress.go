@@ -71,8 +71,11 @@ func WithWorkers(ctx context.Context, n int) context.Context {
 	return context.WithValue(ctx, workersKey{}, max(n, 1))
 }
 
-// workersOf is how many goroutines a pass may use under ctx: every core,
-// or fewer when WithWorkers asked.
+// Workers is how many goroutines a pass over documents may use under ctx:
+// every core, or fewer when WithWorkers asked; a pass that reads the
+// snapshot's documents again (the search index's) keeps to it too.
+func Workers(ctx context.Context) int { return workersOf(ctx) }
+
 func workersOf(ctx context.Context) int {
 	n := runtime.GOMAXPROCS(0)
 	if w, ok := ctx.Value(workersKey{}).(int); ok {
