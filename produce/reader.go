@@ -91,6 +91,22 @@ func (r *Reader) Close() { r.src(false, "").Close() }
 // Workspace is the bound workspace.
 func (r *Reader) Workspace() *workspace.Workspace { return r.ws }
 
+// Warm reads the workspace ahead of any call, for a serving Reader: the
+// snapshot a first call would take and the search index over it, so that
+// call finds them done (or, cut short, takes up what was done, as after any
+// cut call). It writes nothing, and stops soon after ctx ends.
+func (r *Reader) Warm(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	snap, err := r.src(true, "").Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	// Indexed now, the notes' terms leave the snapshot for the index,
+	// where a first search needs them anyway.
+	return r.index.UpdateContext(ctx, snap, r.read(ctx))
+}
+
 // Snapshot returns a snapshot that describes the tree now.
 func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
 	return r.src(false, "").Snapshot(ctx)

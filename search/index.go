@@ -263,7 +263,7 @@ func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read R
 		}
 		ms := missing[lo:min(lo+batch, len(missing))]
 		errs := make([]error, len(ms))
-		parallel(len(ms), func(lo, hi int) {
+		parallelOn(snapshot.Workers(ctx), len(ms), func(lo, hi int) {
 			for k := lo; k < hi; k++ {
 				d := s.Docs[added[ms[k]]]
 				var text string
@@ -455,9 +455,12 @@ func hasAny(text string, terms map[string]int) bool {
 	return found
 }
 
-// parallel runs fn over [0,n) split across the cores.
-func parallel(n int, fn func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
+// parallelOn runs fn over [0,n) split across at most workers goroutines
+// (snapshot.Workers: every core, unless the caller asked for fewer); with
+// one, fn runs on the caller's own (a background reader's low-priority
+// thread).
+func parallelOn(workers, n int, fn func(lo, hi int)) {
+	workers = min(workers, n)
 	if workers <= 1 {
 		fn(0, n)
 		return
