@@ -111,6 +111,12 @@ func (r *Reader) Warm(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The read pass prepared every note for the full index, so indexing
+	// them costs a fraction of what it did: a first question then goes on
+	// with this index rather than reading every note again for a focused
+	// one (see ranked). A warm cut in its read pass leaves that choice to
+	// the first question.
+	r.began = true
 	// Indexed now, the notes' terms leave the snapshot for the index,
 	// where a first search needs them anyway.
 	return r.index.UpdateContext(ctx, snap, r.read(ctx))
