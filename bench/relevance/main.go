@@ -241,7 +241,7 @@ func run(name, root string, qs []question, key func(path string) string, split, 
 			rankOf(keys(lex.bm25(q.text, 10, search.Stopword)), q.answers),
 		}}
 		if split {
-			o.half = halfOf(q).String()
+			o.half = halfOf(q)
 		}
 		outs = append(outs, o)
 		if verbose {
