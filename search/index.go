@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/vivary-dev/vivary-go/graph"
+	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/snapshot"
 )
 
@@ -100,9 +101,11 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 		add(fMeta, graph.Stringify(f.Value))
 	}
 	add(fPath, d.Path)
-	add(fBody, body(text))
+	b := body(text)
+	add(fMeta, lead(b))
+	add(fBody, b)
 	p.blob, p.ends, p.tfs = string(sc.terms.blob), slices.Clone(sc.terms.ends), slices.Clone(sc.tfs)
-	p.idKey, p.titleKey = strings.Join(Terms(d.ID), "-"), strings.Join(Terms(d.Title), "-")
+	p.idKey, p.titleKey = nameKey(d.ID), nameKey(d.Title)
 	return p
 }
 
@@ -142,8 +145,13 @@ type Index struct {
 	resolved map[string]bool
 	// scratch of Search
 	weights [][nFields]float32 // nil after a change
-	acc     []cand
-	touched []uint32
+	// contract are the slots of the workspace's contract files, found with
+	// weights under the policy contractOf.
+	contract   []uint32
+	contractOf *policy.Config
+	prefixes   prefixTable // nil until a search needs it
+	acc        []cand
+	touched    []uint32
 }
 
 // NewIndex returns an empty index; Update fills it.
@@ -244,7 +252,11 @@ func (ix *Index) add(d *graph.Document, p *Prepared) {
 		if pl == nil {
 			pl = &plist{}
 			// A key of its own: the blob goes when the terms are indexed.
-			ix.post[strings.Clone(term)] = pl
+			term = strings.Clone(term)
+			ix.post[term] = pl
+			if ix.prefixes != nil {
+				ix.prefixes.add(term)
+			}
 		}
 		pl.ps = append(pl.ps, posting{slot: slot, tf: tf})
 	})
@@ -277,6 +289,9 @@ func (ix *Index) remove(gone []*graph.Document) {
 		}
 		if len(out) == 0 {
 			delete(ix.post, term)
+			if ix.prefixes != nil {
+				ix.prefixes.drop(term)
+			}
 		} else {
 			pl.ps = out
 		}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/guard"
@@ -20,7 +19,15 @@ var (
 )
 
 const (
-	k1 = 2.0
+	// k1 is where repetition saturates: high enough that a note saying a
+	// word many times (the page about it) outweighs one that says a rarer
+	// word of the question once in passing.
+	k1 = 4.0
+	// idfCap bounds a question word's weight at this share of the mean of
+	// its words' weights: a word that is rare in the vault but not what
+	// the question is about ("piece", "five", "two") cannot outweigh the
+	// words that are.
+	idfCap = 0.8
 	// exactTitle weighs a question that is exactly a document's id or
 	// title (a keyword search for it), per unit of the question's idf.
 	exactTitle = 1.0
@@ -75,6 +82,15 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			terms = append(terms, j)
 		}
 	}
+	// "how do I find large files" also looks for "find" in a vault with a
+	// note named find; as a word of the question's phrasing as much as a
+	// name, it only adds to notes that match the other words.
+	named := len(terms)
+	for _, w := range yieldingIn(q.Text) {
+		if !slices.Contains(terms, w) && ix.names(w) {
+			terms = append(terms, w)
+		}
+	}
 	qt := map[string]int{}
 	var lists []*plist
 	var idfs []float64
@@ -89,6 +105,19 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		lists = append(lists, pl)
 		idfs = append(idfs, idf)
+	}
+	if ix.contractOf != ix.snap.Config {
+		ix.weights = nil
+	}
+	if nWords > 1 {
+		mean := 0.0
+		for _, idf := range idfs[:nWords] {
+			mean += idf
+		}
+		mean /= float64(nWords)
+		for i := range idfs {
+			idfs[i] = min(idfs[i], idfCap*mean)
+		}
 	}
 	weights := ix.fieldWeights()
 	// Scores accumulate in arrays indexed by slot, kept between searches
@@ -125,6 +154,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 				}
 			}
 			c := &acc[p.slot]
+			if i >= named && c.fields == 0 {
+				continue
+			}
 			if c.fields == 0 && c.score == 0 {
 				c.slot = p.slot
 				touched = append(touched, p.slot)
@@ -133,13 +165,32 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			c.fields |= fields
 		}
 	}
+	for _, t := range terms[:nWords] {
+		if !prefixable(t) {
+			continue
+		}
+		ix.prefixScore(t, weights, func(slot uint32, score float64, fields uint8) {
+			c := &acc[slot]
+			if c.fields == 0 && c.score == 0 {
+				c.slot = slot
+				touched = append(touched, slot)
+			}
+			c.score += score
+			c.fields |= fields
+		})
+	}
+	if !aboutWorkspace(terms) {
+		for _, s := range ix.contract {
+			acc[s].score = 0
+		}
+	}
 	keep := func(sd *slotDoc) bool {
 		return q.Keep == nil || q.Keep(sd.doc, ix.edges(sd.doc))
 	}
 	var exact func(c *cand)
 	bonus := 0.0
 	if nWords > 0 {
-		key := strings.Join(terms[:nWords], "-")
+		key := nameKey(q.Text)
 		sum := 0.0
 		for _, idf := range idfs[:nWords] {
 			sum += idf
@@ -219,7 +270,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		d := ix.slots[c.slot].doc
 		h := Hit{Doc: d, Edges: ix.edges(d), Score: max(1, int(math.Round(c.score*100)))}
 		for f := range nFields {
-			if c.fields&(1<<f) != 0 {
+			// The meta field also counts the body's lead (see lead): a
+			// match there alone is a body match.
+			if c.fields&(1<<f) != 0 && (f != fMeta || frontmatterHas(d, qt)) {
 				h.Reasons = append(h.Reasons, reasonOf[f])
 			}
 		}
@@ -245,12 +298,62 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
+func frontmatterHas(d *graph.Document, qt map[string]int) bool {
+	for _, f := range d.FM.Fields {
+		if hasAny(graph.Stringify(f.Value), qt) {
+			return true
+		}
+	}
+	return false
+}
+
+// aboutWorkspace reports whether a question with these terms asks about
+// the workspace itself: its contract files (context.md, AGENTS.md,
+// STATE.md) are about how to work here, so they answer only such a
+// question, or one that names them, never a question about the notes'
+// subject that happens to share words with them.
+func aboutWorkspace(terms []string) bool {
+	for _, t := range terms {
+		switch t {
+		case "workspace", "vivary", "context", "agent", "state", "contract", "gate", "rule", "policy":
+			return true
+		}
+	}
+	return false
+}
+
+// names reports whether term is some document's whole id or title.
+func (ix *Index) names(term string) bool {
+	pl := ix.post[term]
+	if pl == nil {
+		return false
+	}
+	for _, p := range pl.ps {
+		if sd := &ix.slots[p.slot]; p.tf[fTitle] != 0 && sd.doc != nil && (sd.idKey == term || sd.titleKey == term) {
+			return true
+		}
+	}
+	return false
+}
+
 // fieldWeights are, per slot, each field's weight over its length
 // normalisation, so a term's weighted count is a sum of products; computed
 // again only after the index changed. A dead slot's first weight is -1.
 func (ix *Index) fieldWeights() [][nFields]float32 {
 	if ix.weights != nil {
 		return ix.weights
+	}
+	ix.contract, ix.contractOf = ix.contract[:0], ix.snap.Config
+	if cfg := ix.snap.Config; cfg != nil {
+		for _, p := range append(append([]string{cfg.State}, cfg.Roles["law"]...), cfg.Roles["map"]...) {
+			docs := ix.snap.Docs // in path order
+			i := sort.Search(len(docs), func(i int) bool { return guard.Compare(docs[i].Path, p) >= 0 })
+			if i < len(docs) && docs[i].Path == p {
+				if slot, ok := ix.bySlot[docs[i]]; ok && !slices.Contains(ix.contract, slot) {
+					ix.contract = append(ix.contract, slot)
+				}
+			}
+		}
 	}
 	var avg [nFields]float64
 	for f := range nFields {
