@@ -28,6 +28,11 @@ const (
 	// the question is about ("piece", "five", "two") cannot outweigh the
 	// words that are.
 	idfCap = 0.8
+	// described weighs, per unit of its idf, a question word in a note's
+	// title or description (its frontmatter or its lead, see lead) on top
+	// of its BM25F score, unsaturated: the page that says it is about the
+	// question's words outranks the longer pages that use them most.
+	described = 2.0
 	// exactTitle weighs a question that is exactly a document's id or
 	// title (a keyword search for it), per unit of the question's idf.
 	exactTitle = 1.0
@@ -162,6 +167,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 				touched = append(touched, p.slot)
 			}
 			c.score += idfs[i] * w * (k1 + 1) / (k1 + w)
+			if fields&(1<<fTitle|1<<fMeta) != 0 {
+				c.score += described * idfs[i]
+			}
 			c.fields |= fields
 		}
 	}
