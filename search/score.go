@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/vivary-dev/vivary-go/graph"
@@ -79,23 +78,7 @@ type cand struct {
 // hold a query term (or, with edge filters, every kept document), then a
 // proximity bonus, reasons and snippets for the few best.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
-	terms := Terms(q.Text)
-	// "hex dump" also looks for "hexdump": two words a note may write as one.
-	nWords := len(terms)
-	for i := 0; i+1 < nWords; i++ {
-		if j := terms[i] + terms[i+1]; ix.post[j] != nil && !slices.Contains(terms, j) {
-			terms = append(terms, j)
-		}
-	}
-	// "how do I find large files" also looks for "find" in a vault with a
-	// note named find; as a word of the question's phrasing as much as a
-	// name, it only adds to notes that match the other words.
-	named := len(terms)
-	for _, w := range yieldingIn(q.Text) {
-		if !slices.Contains(terms, w) && ix.names(w) {
-			terms = append(terms, w)
-		}
-	}
+	terms, nWords, named := ix.questionTerms(q.Text)
 	qt := map[string]int{}
 	var lists []*plist
 	var idfs []float64
@@ -114,16 +97,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if ix.contractOf != ix.snap.Config {
 		ix.weights = nil
 	}
-	if nWords > 1 {
-		mean := 0.0
-		for _, idf := range idfs[:nWords] {
-			mean += idf
-		}
-		mean /= float64(nWords)
-		for i := range idfs {
-			idfs[i] = min(idfs[i], idfCap*mean)
-		}
-	}
+	capIDF(idfs, nWords)
 	weights := ix.fieldWeights()
 	// Scores accumulate in arrays indexed by slot, kept between searches
 	// (the owner serialises them) and cleared through the touched list.
@@ -315,35 +289,6 @@ func frontmatterHas(d *graph.Document, qt map[string]int) bool {
 	return false
 }
 
-// aboutWorkspace reports whether a question with these terms asks about
-// the workspace itself: its contract files (context.md, AGENTS.md,
-// STATE.md) are about how to work here, so they answer only such a
-// question, or one that names them, never a question about the notes'
-// subject that happens to share words with them.
-func aboutWorkspace(terms []string) bool {
-	for _, t := range terms {
-		switch t {
-		case "workspace", "vivary", "context", "agent", "state", "contract", "gate", "rule", "policy":
-			return true
-		}
-	}
-	return false
-}
-
-// names reports whether term is some document's whole id or title.
-func (ix *Index) names(term string) bool {
-	pl := ix.post[term]
-	if pl == nil {
-		return false
-	}
-	for _, p := range pl.ps {
-		if sd := &ix.slots[p.slot]; p.tf[fTitle] != 0 && sd.doc != nil && (sd.idKey == term || sd.titleKey == term) {
-			return true
-		}
-	}
-	return false
-}
-
 // fieldWeights are, per slot, each field's weight over its length
 // normalisation, so a term's weighted count is a sum of products; computed
 // again only after the index changed. A dead slot's first weight is -1.
@@ -351,18 +296,7 @@ func (ix *Index) fieldWeights() [][nFields]float32 {
 	if ix.weights != nil {
 		return ix.weights
 	}
-	ix.contract, ix.contractOf = ix.contract[:0], ix.snap.Config
-	if cfg := ix.snap.Config; cfg != nil {
-		for _, p := range append(append([]string{cfg.State}, cfg.Roles["law"]...), cfg.Roles["map"]...) {
-			docs := ix.snap.Docs // in path order
-			i := sort.Search(len(docs), func(i int) bool { return guard.Compare(docs[i].Path, p) >= 0 })
-			if i < len(docs) && docs[i].Path == p {
-				if slot, ok := ix.bySlot[docs[i]]; ok && !slices.Contains(ix.contract, slot) {
-					ix.contract = append(ix.contract, slot)
-				}
-			}
-		}
-	}
+	ix.findContract()
 	var avg [nFields]float64
 	for f := range nFields {
 		avg[f] = 1
