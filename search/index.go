@@ -150,6 +150,9 @@ type Index struct {
 	contract   []uint32
 	contractOf *policy.Config
 	prefixes   prefixTable // nil until a search needs it
+	preSum     []float64   // scratch of prefixScore
+	preFields  []uint8
+	preHit     []uint32
 	acc        []cand
 	touched    []uint32
 }
@@ -315,7 +318,7 @@ func (ix *Index) compact() {
 		}
 	}
 	ix.slots = slots
-	ix.acc = nil
+	ix.acc, ix.preSum, ix.preFields = nil, nil, nil
 }
 
 // edgeText is the field names and targets of d's resolved edges, for the

@@ -50,7 +50,8 @@ func TestUpdatedIndexAnswersAsAFreshOne(t *testing.T) {
 		func() {},
 		func() { testws.Write(t, root, "notes/n03.md", "# Note three\n\nplatypus quokka quokka\n") },
 		func() { os.Remove(filepath.Join(root, "notes", "n04.md")) },
-		func() { testws.Write(t, root, "notes/sub/n04.md", "# Moved\n\nwombat numbat platypus\n") },
+		func() { testws.Write(t, root, "notes/sub/n04.md", "# Moved\n\nwombat numbat platypus platypuses platypodes\n") },
+		func() { testws.Write(t, root, "notes/sub/n04.md", "# Moved\n\nwombat numbat\n") },
 		func() {
 			for i := 10; i < 30; i++ {
 				testws.Write(t, root, fmt.Sprintf("notes/n%02d.md", i), fmt.Sprintf("# Rewritten %d\n\nbilby %d\n", i, i))
@@ -70,7 +71,9 @@ func TestUpdatedIndexAnswersAsAFreshOne(t *testing.T) {
 		if err := fresh.Update(snap, read(ws)); err != nil {
 			t.Fatal(err)
 		}
-		for _, q := range []string{"quokka", "numbat wombat", "platypus", "bilby 12", "note"} {
+		// "plat" and "numb" are matched as prefixes too: the words that
+		// continue them come and go with the notes.
+		for _, q := range []string{"quokka", "numbat wombat", "platypus", "bilby 12", "note", "plat", "numb", "platypo"} {
 			if got, want := render(t, ix, ws, q), render(t, fresh, ws, q); got != want {
 				t.Fatalf("step %d, %q: updated index\n%s\nfresh index\n%s", i, q, got, want)
 			}

@@ -81,25 +81,35 @@ func (ix *Index) prefixScore(t string, weights [][nFields]float32, add func(slot
 	if len(longer) == 0 {
 		return
 	}
-	sums := map[uint32]float64{}
-	fields := map[uint32]uint8{}
+	// Summed in arrays indexed by slot, kept between searches and cleared
+	// through the list of slots touched, as Search's own scores are.
+	if len(ix.preSum) < len(ix.slots) {
+		ix.preSum, ix.preFields = make([]float64, len(ix.slots)), make([]uint8, len(ix.slots))
+	}
+	hit := ix.preHit[:0]
 	for _, u := range longer {
-		for _, p := range ix.post[u].ps {
+		for _, p := range ix.post[u].ps { // longer holds only indexed terms
 			fw := &weights[p.slot]
 			if fw[0] < 0 {
 				continue
 			}
+			if ix.preFields[p.slot] == 0 {
+				hit = append(hit, p.slot)
+			}
 			for f := range nFields {
 				if p.tf[f] != 0 {
-					sums[p.slot] += float64(fw[f]) * float64(p.tf[f])
-					fields[p.slot] |= 1 << f
+					ix.preSum[p.slot] += float64(fw[f]) * float64(p.tf[f])
+					ix.preFields[p.slot] |= 1 << f
 				}
 			}
 		}
 	}
-	n, df := float64(ix.live), float64(len(sums))
+	n, df := float64(ix.live), float64(len(hit))
 	idf := prefixWeight * math.Log(1+(n-df+0.5)/(df+0.5))
-	for slot, w := range sums {
-		add(slot, idf*w*(k1+1)/(k1+w), fields[slot])
+	for _, slot := range hit {
+		w := ix.preSum[slot]
+		add(slot, idf*w*(k1+1)/(k1+w), ix.preFields[slot])
+		ix.preSum[slot], ix.preFields[slot] = 0, 0
 	}
+	ix.preHit = hit[:0]
 }
