@@ -85,12 +85,20 @@ go test -count=1 -race $(go list ./... | grep -E "$race")
 echo "== portability (macOS build)"
 GOOS=darwin GOARCH=arm64 go build ./...
 (cd mcp && GOOS=darwin GOARCH=arm64 go build ./...)
+echo "== portability (Windows build and vet)"
+for arch in amd64 arm64; do
+  GOOS=windows GOARCH=$arch CGO_ENABLED=0 go build ./...
+  (cd mcp && GOOS=windows GOARCH=$arch CGO_ENABLED=0 go build ./...)
+done
+GOOS=windows go vet ./...
+(cd mcp && GOOS=windows go vet ./...)
 
 echo "== interop (TypeScript SDK clients)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/vivary-mcp" ./mcp/cmd/vivary-mcp
+go build -tags vivarytest -o "$tmp/vivary-mcp-test" ./mcp/cmd/vivary-mcp # holds an answer, for the progress check
 cp -r examples/workspace "$tmp/ws"
-node interop/drive.mjs "$tmp/vivary-mcp" "$tmp/ws"
+node interop/drive.mjs "$tmp/vivary-mcp" "$tmp/ws" "$tmp/vivary-mcp-test"
 echo "== interop (Claude Code and Gemini CLI, configured from the README)"
 node interop/hosts.mjs README.md "$tmp" "$tmp/ws"

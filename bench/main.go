@@ -14,6 +14,12 @@
 //	go run ./bench -notes N -gen DIR   (only write the workspace)
 //	go run ./bench -mcp-only DIR [-runs N]   (only the warm calls over MCP)
 //	go run ./bench -cold-only DIR [-base BINDIR] [-runs N]   (only the cold calls)
+//	go run ./bench -first DIR[,DIR...] [-runs N] [-max-calls N]   (a person's first contact)
+//
+// -vocab zipf makes -gen (and the default run) write notes of a Zipf
+// vocabulary over about 200,000 words, like a person's, instead of 80
+// words; -load N runs N busy loops while it measures, as a laptop's other
+// programs would, and stops them at the end.
 package main
 
 import (
@@ -26,7 +32,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/vivary-dev/vivary-go/capsule"
@@ -52,6 +57,7 @@ type cold struct {
 	name string
 	args []string
 	ds   []time.Duration
+	cpu  []time.Duration // user and system CPU of each child
 	peak int64
 	fn   func() error // in this process instead of a child
 }
@@ -75,27 +81,27 @@ func spawnInterleaved(n int, cmds []*cold) error {
 			out, err := cmd.Output()
 			d := time.Since(start)
 			if err != nil {
-				// rg exits 1 when the word is nowhere; anything else failed.
-				if ee, ok := err.(*exec.ExitError); !ok || filepath.Base(c.name) != "rg" || ee.ExitCode() > 1 {
+				// rg exits 1 when the word is nowhere, and vivary check when
+				// it found problems; anything else failed.
+				findings := filepath.Base(c.name) == "rg" || len(c.args) > 0 && c.args[0] == "check"
+				if ee, ok := err.(*exec.ExitError); !ok || !findings || ee.ExitCode() > 1 {
 					return fmt.Errorf("%s: %v\n%s", c.name, err, out)
 				}
 			}
 			c.ds = append(c.ds, d)
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > c.peak {
-				c.peak = ru.Maxrss
+			c.cpu = append(c.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+			if rss := maxRSS(cmd.ProcessState); rss > c.peak {
+				c.peak = rss
 			}
 		}
 	}
 	return nil
 }
 
-func selfRSS() int64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Maxrss
-}
+func main() { os.Exit(bench()) }
 
-func main() {
+// bench runs the measurement the flags ask for and returns the exit code.
+func bench() int {
 	notes := flag.Int("notes", 4997, "typed notes to generate (the scaffold adds 3 Markdown files)")
 	runs := flag.Int("runs", 15, "calls per measurement")
 	withGit := flag.Bool("git", true, "measure the same tree as a Git worktree too")
@@ -108,46 +114,81 @@ func main() {
 	base := flag.String("base", "", "with -cold-only: a folder with another build's vivary and vivary-mcp, measured in the same rounds")
 	profile := flag.String("cpuprofile", "", "with -cold-only and -call: run that one call cold in this process and write its CPU profile here")
 	call := flag.String("call", "check", "the producer -cpuprofile runs: query, find, capsule, check, or served-check (vivary-mcp's first answer, with its change feed)")
+	vocabName := flag.String("vocab", "small", "the words of generated notes: small (80 words) or zipf (Zipf over about 200,000 words, like a person's notes)")
+	first := flag.String("first", "", "comma-separated workspaces: measure a person's first contact with each (cold CPU next to rg, vivary-mcp called until it answers, edit -> next answer, peak RSS)")
+	maxCalls := flag.Int("max-calls", 10, "with -first: how many times vivary_query is called before giving up")
+	question := flag.String("q", "quokka privacy", "with -first: the question asked")
+	load := flag.Int("load", 0, "busy loops to run while measuring")
+	spinning := flag.Bool("spin", false, "internal: be one busy loop")
 	flag.Parse()
+	if *spinning {
+		spin()
+	}
+	vocab := benchgen.Small
+	switch *vocabName {
+	case "small":
+	case "zipf":
+		vocab = benchgen.Zipf
+	default:
+		fmt.Fprintln(os.Stderr, "bench: -vocab is small or zipf")
+		return 2
+	}
+	if *load > 0 {
+		stop, err := startLoad(*load)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		defer stop()
+		fmt.Printf("%d busy loops running\n", *load)
+	}
+	if *first != "" {
+		if err := runFirst(strings.Split(*first, ","), *runs, *maxCalls, *question); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		return 0
+	}
 	if *coldOnly != "" && *profile != "" {
 		if err := profileCold(*coldOnly, *call, *profile); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
+			return 1
 		}
-		return
+		return 0
 	}
 	if *coldOnly != "" {
 		if err := runColdOnly(*coldOnly, *base, *runs); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
+			return 1
 		}
-		return
+		return 0
 	}
 	if *mcpOnly != "" {
 		if err := runMCPOnly(*mcpOnly, *runs); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
+			return 1
 		}
-		return
+		return 0
 	}
 	if *gen != "" {
-		if err := benchgen.Write(*gen, *notes, *noteBytes); err != nil {
+		if err := benchgen.WriteVocab(*gen, *notes, *noteBytes, vocab); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
+			return 1
 		}
-		return
+		return 0
 	}
 	if *warmRoot != "" {
 		if err := measureWarm(*warmRoot, *runs); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
+			return 1
 		}
-		return
+		return 0
 	}
-	if err := run(*notes, *noteBytes, *runs, *withGit, *withMCP); err != nil {
+	if err := run(*notes, *noteBytes, vocab, *runs, *withGit, *withMCP); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 func loadavg() string {
@@ -166,7 +207,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) 
 
 func ratio(d, floor time.Duration) string { return fmt.Sprintf("%.2fx", float64(d)/float64(floor)) }
 
-func run(notes, noteBytes, runs int, withGit, withMCP bool) error {
+func run(notes, noteBytes int, vocab benchgen.Vocab, runs int, withGit, withMCP bool) error {
 	rg, err := findRipgrep()
 	if err != nil {
 		return err
@@ -192,7 +233,7 @@ func run(notes, noteBytes, runs int, withGit, withMCP bool) error {
 		roots = append(roots, inGit)
 	}
 	for _, root := range roots {
-		if err := benchgen.Write(root, notes, noteBytes); err != nil {
+		if err := benchgen.WriteVocab(root, notes, noteBytes, vocab); err != nil {
 			return err
 		}
 	}

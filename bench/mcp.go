@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -87,10 +86,20 @@ func (s *mcpSession) request(method string, params any) (json.RawMessage, error)
 
 // call runs one tool and fails unless the envelope says known.
 func (s *mcpSession) call(tool string, args map[string]any) error {
+	known, why, err := s.try(tool, args)
+	if err == nil && !known {
+		err = fmt.Errorf("%s answered %s", tool, why)
+	}
+	return err
+}
+
+// try runs one tool and says whether the envelope says known, and if not,
+// its reason; err is a failure of the session itself.
+func (s *mcpSession) try(tool string, args map[string]any) (known bool, why string, err error) {
 	args["workspace"] = "ws"
 	res, err := s.request("tools/call", map[string]any{"name": tool, "arguments": args})
 	if err != nil {
-		return err
+		return false, "", err
 	}
 	var r struct {
 		IsError    bool `json:"isError"`
@@ -100,16 +109,16 @@ func (s *mcpSession) call(tool string, args map[string]any) error {
 		} `json:"structuredContent"`
 	}
 	if err := json.Unmarshal(res, &r); err != nil {
-		return err
+		return false, "", err
 	}
 	if r.IsError || r.Structured.Status != "known" {
-		why := "?"
+		why = "?"
 		if r.Structured.Reason != nil {
 			why = *r.Structured.Reason
 		}
-		return fmt.Errorf("%s answered %s", tool, why)
+		return false, why, nil
 	}
-	return nil
+	return true, "", nil
 }
 
 // close ends the session and returns the server's peak RSS in KiB.
@@ -123,10 +132,7 @@ func (s *mcpSession) close() int64 {
 		s.cmd.Process.Kill()
 		<-done
 	}
-	if ru, ok := s.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		return ru.Maxrss
-	}
-	return 0
+	return maxRSS(s.cmd.ProcessState)
 }
 
 // mcpArgs are the tool arguments of each producer for question q.

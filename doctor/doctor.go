@@ -196,8 +196,9 @@ func inspect(ctx context.Context, reader *produce.Reader, root string, adopting 
 			r.Warnings = append(r.Warnings, "the folder "+d+"/ cannot be opened (permission denied), so nothing in it is read; give your user read and search permission on it to include it")
 		}
 	}
-	g := &Graph{Nodes: len(snap.Graph.Nodes), Edges: len(snap.Graph.Edges), Documents: len(snap.Docs)}
-	for _, e := range snap.Graph.Edges {
+	edges := snap.Graph.Edges()
+	g := &Graph{Nodes: len(snap.Graph.Nodes), Edges: len(edges), Documents: len(snap.Docs)}
+	for _, e := range edges {
 		if e.Broken {
 			g.Broken++
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -404,32 +405,44 @@ type GraphEdge struct {
 // Graph is the typed graph of a snapshot.
 type Graph struct {
 	Nodes map[string]*Node
-	Edges []GraphEdge
+	docs  []*Document
+	once  sync.Once
+	edges []GraphEdge
 }
 
-// Build builds the graph of documents (already in path order).
+// Build builds the graph of documents (already in path order). Its edges
+// are listed on first use: every snapshot needs the nodes, few the sorted
+// edges, and a snapshot taken after one edit must not pay for them all.
 func Build(docs []*Document) *Graph {
-	g := &Graph{Nodes: map[string]*Node{}}
+	g := &Graph{Nodes: make(map[string]*Node, len(docs)), docs: docs}
 	for _, d := range docs {
 		if _, ok := g.Nodes[d.ID]; !ok {
 			g.Nodes[d.ID] = &Node{ID: d.ID, Type: d.Type, Path: d.Path, Doc: d}
 		}
 	}
-	for _, d := range docs {
-		for _, e := range d.Edges {
-			_, ok := g.Nodes[e.To]
-			g.Edges = append(g.Edges, GraphEdge{From: d.ID, Field: e.Field, To: e.To, Broken: !ok})
-		}
-	}
-	sort.Slice(g.Edges, func(i, j int) bool {
-		a, b := g.Edges[i], g.Edges[j]
-		if a.From != b.From {
-			return a.From < b.From
-		}
-		if a.Field != b.Field {
-			return a.Field < b.Field
-		}
-		return a.To < b.To
-	})
 	return g
+}
+
+// Edges are every document's edges, sorted by source id, field and
+// target, each marked broken when no document has its target as its id.
+func (g *Graph) Edges() []GraphEdge {
+	g.once.Do(func() {
+		for _, d := range g.docs {
+			for _, e := range d.Edges {
+				_, ok := g.Nodes[e.To]
+				g.edges = append(g.edges, GraphEdge{From: d.ID, Field: e.Field, To: e.To, Broken: !ok})
+			}
+		}
+		sort.Slice(g.edges, func(i, j int) bool {
+			a, b := g.edges[i], g.edges[j]
+			if a.From != b.From {
+				return a.From < b.From
+			}
+			if a.Field != b.Field {
+				return a.Field < b.Field
+			}
+			return a.To < b.To
+		})
+	})
+	return g.edges
 }

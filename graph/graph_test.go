@@ -190,8 +190,8 @@ func TestEdgesAndGraph(t *testing.T) {
 	a := graph.Analyze(cfg, "changes/a.md", "ws", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: [m, missing]\n---\n", 1, 1)
 	m := graph.Analyze(cfg, "modules/m.md", "ws", "---\nproject: p\nstatus: active\nmodule_area: x\n---\n", 1, 1)
 	g := graph.Build([]*graph.Document{a, m})
-	if fmt.Sprint(g.Edges) != "[{a related_modules m false} {a related_modules missing true}]" {
-		t.Fatalf("edges %v", g.Edges)
+	if fmt.Sprint(g.Edges()) != "[{a related_modules m false} {a related_modules missing true}]" {
+		t.Fatalf("edges %v", g.Edges())
 	}
 	w := a.UnresolvedFindings(map[string]bool{"a": true, "m": true})
 	if len(w) != 1 || w[0].Code != "W220" || w[0].Line != 5 {

@@ -111,6 +111,9 @@ func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates
 			}
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, reason.Wrap(reason.ProducerUnavailable, "cancelled", err)
+	}
 	var rest, sensitive []string
 	// Sorted candidates come folder by folder: a folder's verdict is
 	// reached once for all its files, and each file's own name is read.
@@ -141,6 +144,9 @@ func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates
 	ignored, err := ig.ignored(ctx, rest)
 	if err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, reason.Wrap(reason.ProducerUnavailable, "cancelled", err)
 	}
 	a := &Admission{Mode: ig.mode, Outside: ig.site.outside, allowed: map[string]bool{}, sensitive: sensitive}
 	for _, c := range rest {
@@ -378,7 +384,10 @@ func (ig *ignorer) addIgnoreFiles(ignoreFiles []string) error {
 func (ig *ignorer) ignored(ctx context.Context, paths []string) (map[string]bool, error) {
 	var rest []string
 	inRepo := map[string]bool{}
-	for _, p := range paths {
+	for i, p := range paths {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, reason.Wrap(reason.ProducerUnavailable, "cancelled", ctx.Err())
+		}
 		dir, _ := splitDir(p)
 		in, err := ig.inRepository(dir)
 		if err != nil {
@@ -405,7 +414,10 @@ func (ig *ignorer) ignored(ctx context.Context, paths []string) (map[string]bool
 func (ig *ignorer) byRules(ctx context.Context, paths []string) (map[string]bool, error) {
 	ignored := map[string]bool{}
 	var forGit []string
-	for _, p := range paths {
+	for i, p := range paths {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, reason.Wrap(reason.ProducerUnavailable, "cancelled", ctx.Err())
+		}
 		if ig.blocks != nil {
 			out, err := ig.blocks.ignored(p)
 			if err != nil {

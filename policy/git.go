@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/vivary-dev/vivary-go/limits"
@@ -18,9 +17,6 @@ import (
 
 // gitTimeout bounds one git call.
 const gitTimeout = 10 * time.Second
-
-// gitPath is the fixed search path git runs with; the user's PATH is not inherited.
-const gitPath = "/usr/local/bin:/usr/bin:/bin"
 
 // errGitOutput reports output over its cap.
 var errGitOutput = errors.New("git output over its cap")
@@ -47,7 +43,7 @@ func (c *cappedBuffer) Bytes() []byte { return c.buf.Bytes() }
 // gitEnv is the whole environment git sees: no GIT_* from the caller, no
 // global or system config, no prompts, no replace objects.
 func gitEnv() []string {
-	return []string{
+	return append([]string{
 		"PATH=" + gitPath,
 		"HOME=/nonexistent",
 		"LC_ALL=C",
@@ -57,7 +53,7 @@ func gitEnv() []string {
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_NO_REPLACE_OBJECTS=1",
 		"GIT_OPTIONAL_LOCKS=0",
-	}
+	}, osGitEnv()...)
 }
 
 // RunGit runs git with a fixed argv prefix in root: core.fsmonitor off,
@@ -83,13 +79,6 @@ func runGit(parent context.Context, root string, stdin []byte, args ...string) (
 	cmd := exec.CommandContext(ctx, "git", argv...)
 	cmd.Env = gitEnv()
 	cmd.Path = lookGit()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		if cmd.Process != nil {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		}
-		return nil
-	}
 	cmd.WaitDelay = time.Second
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
@@ -97,7 +86,7 @@ func runGit(parent context.Context, root string, stdin []byte, args ...string) (
 	out := &cappedBuffer{max: limits.MaxGitOutputBytes}
 	errb := &cappedBuffer{max: limits.MaxGitStderrBytes}
 	cmd.Stdout, cmd.Stderr = out, errb
-	err = cmd.Run()
+	err = runTree(cmd)
 	if parent.Err() != nil {
 		return nil, false, -1, reason.Wrap(reason.ProducerUnavailable, "the call was cancelled", parent.Err())
 	}
@@ -118,11 +107,19 @@ func runGit(parent context.Context, root string, stdin []byte, args ...string) (
 	return out.Bytes(), warned, 0, nil
 }
 
+// outputTree is cmd.Output through runTree.
+func outputTree(cmd *exec.Cmd) ([]byte, error) {
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	err := runTree(cmd)
+	return out.Bytes(), err
+}
+
 // lookGit finds git on the fixed path only.
 func lookGit() string {
 	for _, d := range filepath.SplitList(gitPath) {
-		p := filepath.Join(d, "git")
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		p := filepath.Join(d, gitExe)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && (st.Mode()&0o111 != 0 || gitExe != "git") {
 			return p
 		}
 	}
@@ -163,7 +160,7 @@ func userExcludes(ctx context.Context, root string) (string, []Outside, bool) {
 	}
 	stat(filepath.Join(home, ".gitconfig"))
 	stat(filepath.Join(xdg, "git", "config"))
-	env := []string{"PATH=" + gitPath, "HOME=" + home, "XDG_CONFIG_HOME=" + xdg, "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}
+	env := append([]string{"PATH=" + gitPath, "HOME=" + home, "XDG_CONFIG_HOME=" + xdg, "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}, osGitEnv()...)
 	excludes, ignoreCase := coreConfig(ctx, root, env)
 	if excludes != "" {
 		if filepath.IsAbs(excludes) {
@@ -191,8 +188,8 @@ func coreConfig(ctx context.Context, root string, env []string) (string, bool) {
 	// --type=path expands the excludes file and leaves a boolean's text as
 	// it is; the key names come lower-cased, and the last value wins.
 	cmd := exec.CommandContext(ctx, lookGit(), "-C", root, "config", "-z", "--type=path", "--get-regexp", `^core\.(excludesfile|ignorecase)$`)
-	cmd.Env, cmd.SysProcAttr = env, &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.Output()
+	cmd.Env = env
+	out, err := outputTree(cmd)
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 1 && len(out) == 0 {
 		return "", false // neither is set
@@ -240,13 +237,13 @@ func coreConfigApart(ctx context.Context, root string, env []string) (string, bo
 		askedApart()
 	}
 	cmd := exec.CommandContext(ctx, lookGit(), "-C", root, "config", "--path", "--get", "core.excludesFile")
-	cmd.Env, cmd.SysProcAttr = env, &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = env
 	fold := exec.CommandContext(ctx, lookGit(), "-C", root, "config", "--type=bool", "--get", "core.ignoreCase")
-	fold.Env, fold.SysProcAttr = env, &syscall.SysProcAttr{Setpgid: true}
-	out, err := fold.Output()
+	fold.Env = env
+	out, err := outputTree(fold)
 	ignoreCase := err == nil && string(out) == "true\n"
 	var excludes string
-	if out, err := cmd.Output(); err == nil {
+	if out, err := outputTree(cmd); err == nil {
 		excludes = strings.TrimSuffix(string(out), "\n")
 	}
 	return excludes, ignoreCase

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -134,20 +132,20 @@ func enclosingSite(ws *workspace.Workspace, top string) (gitSite, error) {
 // gitMarkerAbove reports a .git entry in the root or any folder above it on
 // the same filesystem: where Git's own discovery would have looked.
 func gitMarkerAbove(root string) bool {
-	var st unix.Stat_t
-	if unix.Lstat(root, &st) != nil {
+	st := workspace.StatPath(root)
+	if !st.Exists {
 		return true // cannot tell: treat as present, which refuses
 	}
 	dev := st.Dev
 	for dir := root; ; {
-		if unix.Lstat(filepath.Join(dir, ".git"), &st) == nil {
+		if workspace.StatPath(filepath.Join(dir, ".git")).Exists {
 			return true
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			return false
 		}
-		if unix.Lstat(parent, &st) != nil {
+		if st = workspace.StatPath(parent); !st.Exists {
 			return true
 		}
 		if st.Dev != dev {

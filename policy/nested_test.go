@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/internal/testws"
@@ -208,7 +207,7 @@ func TestNestedIgnoreFileWithOwnRulesRefuses(t *testing.T) {
 			os.Link(filepath.Join(filepath.Dir(dir), "block"), filepath.Join(dir, ".gitignore"))
 		},
 		"a directory": func(t *testing.T, dir string) { os.MkdirAll(filepath.Join(dir, ".gitignore"), 0o755) },
-		"a FIFO":      func(t *testing.T, dir string) { syscall.Mkfifo(filepath.Join(dir, ".gitignore"), 0o644) },
+		"a FIFO":      func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, ".gitignore")) },
 	}
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -1,9 +1,11 @@
 package produce_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,6 +86,56 @@ func BenchmarkCold(b *testing.B) {
 				if err := p.call(produce.NewReader(ws)); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkEdit is one note rewritten, then the next query, on a serving
+// Reader (vivary-mcp's) over Zipf-vocabulary notes of 7,400 bytes, next to
+// a warm query on the unchanged tree: what an edit adds to the next
+// answer. Each size is a sub-benchmark, so the edit's cost can be seen not
+// to grow with the vault (VIVARY_BENCH_NOTES adds a size).
+func BenchmarkEdit(b *testing.B) {
+	sizes := []int{1000, 4000}
+	if n, err := strconv.Atoi(os.Getenv("VIVARY_BENCH_NOTES")); err == nil {
+		sizes = append(sizes, n)
+	}
+	for _, notes := range sizes {
+		root := filepath.Join(b.TempDir(), "bench")
+		if err := benchgen.WriteVocab(root, notes, 7400, benchgen.Zipf); err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(60 * time.Millisecond) // past the racy window
+		r := produce.NewServingReader(bindWS(b, root))
+		defer r.Close()
+		query := func(b *testing.B) {
+			if _, err := r.Query(bg, produce.QueryArgs{Text: "quokka privacy", Limit: 10, SnippetChars: 160}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		query(b) // the snapshot and the full index, once
+		b.Run(strconv.Itoa(notes)+"/warm", func(b *testing.B) {
+			for b.Loop() {
+				query(b)
+			}
+		})
+		b.Run(strconv.Itoa(notes)+"/edited", func(b *testing.B) {
+			paths, _ := filepath.Glob(filepath.Join(root, ".vivary/records/changes/000/*.md"))
+			orig, err := os.ReadFile(paths[0])
+			if err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			for b.Loop() {
+				i++
+				text := fmt.Sprintf("%s\nedited %d: quokka privacy %s\n", orig, i, strings.Repeat("wombat ", i%5))
+				b.StopTimer() // the answer is timed, not the write
+				if err := os.WriteFile(paths[0], []byte(text), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				query(b)
 			}
 		})
 	}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/internal/testws"
@@ -150,7 +149,7 @@ func TestSnapshotRefusals(t *testing.T) {
 		"workspace.toml a FIFO": {func(t *testing.T, root string) {
 			p := filepath.Join(root, ".vivary/workspace.toml")
 			os.Remove(p)
-			syscall.Mkfifo(p, 0o644)
+			mkfifo(t, p)
 		}, reason.PrivacyPolicyUnavailable},
 		"linked workspace.toml": {func(t *testing.T, root string) {
 			p := filepath.Join(root, ".vivary/workspace.toml")

@@ -114,7 +114,7 @@ func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, 
 		}
 		read := r.read(ctx)
 		var hits []search.Hit
-		if err = r.index.Update(snap, read); err == nil {
+		if err = r.index.UpdateContext(ctx, snap, read); err == nil {
 			q := a.query()
 			q.Read = read
 			hits, err = r.index.Search(ctx, q)

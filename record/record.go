@@ -19,8 +19,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/capsule"
 	"github.com/vivary-dev/vivary-go/doctor"
@@ -93,7 +91,7 @@ func readInput(path, what string) ([]byte, error) {
 	if st.Size() > MaxInputBytes {
 		return nil, fail("record %s must be at most %d KiB", what, MaxInputBytes>>10)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	f, err := openInput(path)
 	if err != nil {
 		return nil, fail("record %s cannot be read; check its permissions", what)
 	}

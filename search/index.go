@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"runtime"
 	"slices"
 	"strings"
@@ -28,7 +29,9 @@ type posting struct {
 	tf   [nFields]uint8
 }
 
-// plist is the postings of one term, in slot order; only live slots.
+// plist is the postings of one term, in slot order. Postings of a
+// removed document stay until the next compaction (see remove): df
+// counts only the live ones.
 type plist struct {
 	ps []posting
 }
@@ -140,9 +143,6 @@ type Index struct {
 	post   map[string]*plist
 	live   int
 	sumLen [nFields]int64
-	// resolved holds the ids some document has: an edge to one of them is
-	// shown with a hit and matched by an edge filter.
-	resolved map[string]bool
 	// scratch of Search
 	weights [][nFields]float32 // nil after a change
 	// contract are the slots of the workspace's contract files, found with
@@ -171,6 +171,13 @@ func (ix *Index) Snapshot() *snapshot.Snapshot { return ix.snap }
 // again. Documents the read pass did not tokenize are read with read; its
 // error leaves the index describing no snapshot.
 func (ix *Index) Update(s *snapshot.Snapshot, read Read) error {
+	return ix.UpdateContext(context.Background(), s, read)
+}
+
+// UpdateContext is Update that stops soon after ctx ends. What it indexed
+// before it stopped stays indexed (the index then describes no snapshot):
+// the next Update finds those documents already in and adds the rest.
+func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read Read) error {
 	if ix.snap == s {
 		return nil
 	}
@@ -196,29 +203,51 @@ func (ix *Index) Update(s *snapshot.Snapshot, read Read) error {
 	// snapshot did not prepare, or a second index over one snapshot) are
 	// read again and tokenized on every core.
 	errs := make([]error, len(missing))
+	tokenized := make([]bool, len(added))
 	parallel(len(missing), func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			d := s.Docs[added[missing[k]]]
 			var text string
 			if text, errs[k] = read(d); errs[k] == nil {
 				prepared[missing[k]] = prepareFor(d, text, ix.focus)
+				tokenized[missing[k]] = true
+			} else {
+				prepared[missing[k]] = nil
 			}
 		}
 	})
+	// What was tokenized here is indexed even when a read failed or ctx
+	// ended (adding costs a fraction of tokenizing), so a cut call's work
+	// is not done twice; once ctx ends, nothing else is.
+	var failed error
 	for _, err := range errs {
 		if err != nil {
-			return err
+			failed = err
+			break
 		}
 	}
+	stopped := false
 	for j, i := range added {
+		if prepared[j] == nil {
+			continue
+		}
+		if !tokenized[j] && (stopped || ctx.Err() != nil) {
+			stopped = true
+			continue
+		}
 		ix.add(s.Docs[i], prepared[j])
 	}
-	if dead := len(ix.slots) - ix.live; dead > 1024 && dead > ix.live {
-		ix.compact()
+	if stopped {
+		return ctx.Err()
 	}
-	ix.resolved = make(map[string]bool, len(s.Graph.Nodes))
-	for id := range s.Graph.Nodes {
-		ix.resolved[id] = true
+	if failed != nil {
+		return failed
+	}
+	// Dropping dead postings is a pass over every list: it waits until
+	// the dead are an eighth of the live, so an edit's share of it stays
+	// the same at any size, and so does the memory they hold.
+	if dead := len(ix.slots) - ix.live; dead > compactMin && 8*dead > ix.live {
+		ix.compact()
 	}
 	ix.snap = s
 	return nil
@@ -267,12 +296,11 @@ func (ix *Index) add(d *graph.Document, p *Prepared) {
 	p.blob, p.ends, p.tfs, p.spent = "", nil, nil, true
 }
 
-// remove drops documents from the index. Their terms are not kept (nor
-// their text), so one pass over every posting list drops their slots.
+// remove drops documents from the index: their slots die, and their
+// postings with them, though the lists keep them until compact. Neither
+// their terms nor their text are kept, so finding their postings would be
+// a pass over every list: an edit must cost what it changes.
 func (ix *Index) remove(gone []*graph.Document) {
-	if len(gone) == 0 {
-		return
-	}
 	for _, d := range gone {
 		slot := ix.bySlot[d]
 		delete(ix.bySlot, d)
@@ -283,10 +311,46 @@ func (ix *Index) remove(gone []*graph.Document) {
 		sd.doc = nil
 		ix.live--
 	}
+}
+
+// compactMin is how many dead slots an index holds at least before it
+// compacts; tests lower it.
+var compactMin = 1024
+
+// df is how many live documents hold the term of pl (nil: none).
+func (ix *Index) df(pl *plist) int {
+	if pl == nil {
+		return 0
+	}
+	if ix.live == len(ix.slots) {
+		return len(pl.ps)
+	}
+	n := 0
+	for _, p := range pl.ps {
+		if ix.slots[p.slot].doc != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// compact drops dead slots and their postings, and renumbers the live
+// slots.
+func (ix *Index) compact() {
+	renum := make([]uint32, len(ix.slots))
+	var slots []slotDoc
+	for i, sd := range ix.slots {
+		if sd.doc != nil {
+			renum[i] = uint32(len(slots))
+			ix.bySlot[sd.doc] = uint32(len(slots))
+			slots = append(slots, sd)
+		}
+	}
 	for term, pl := range ix.post {
 		out := pl.ps[:0]
 		for _, p := range pl.ps {
 			if ix.slots[p.slot].doc != nil {
+				p.slot = renum[p.slot]
 				out = append(out, p)
 			}
 		}
@@ -299,25 +363,8 @@ func (ix *Index) remove(gone []*graph.Document) {
 			pl.ps = out
 		}
 	}
-}
-
-// compact drops dead slots and renumbers the live ones.
-func (ix *Index) compact() {
-	renum := make([]uint32, len(ix.slots))
-	var slots []slotDoc
-	for i, sd := range ix.slots {
-		if sd.doc != nil {
-			renum[i] = uint32(len(slots))
-			ix.bySlot[sd.doc] = uint32(len(slots))
-			slots = append(slots, sd)
-		}
-	}
-	for _, pl := range ix.post {
-		for i := range pl.ps {
-			pl.ps[i].slot = renum[pl.ps[i].slot]
-		}
-	}
 	ix.slots = slots
+	ix.weights = nil
 	ix.acc, ix.preSum, ix.preFields = nil, nil, nil
 }
 
@@ -325,8 +372,11 @@ func (ix *Index) compact() {
 // "edge context match" reason.
 func (ix *Index) edges(d *graph.Document) []graph.Edge {
 	var out []graph.Edge
+	if ix.snap == nil {
+		return nil
+	}
 	for _, e := range d.Edges {
-		if ix.resolved[e.To] {
+		if _, ok := ix.snap.Graph.Nodes[e.To]; ok {
 			out = append(out, e)
 		}
 	}

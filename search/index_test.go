@@ -34,8 +34,18 @@ func render(t *testing.T, ix *search.Index, ws *workspace.Workspace, q string) s
 }
 
 // An index moved along a source's snapshots, one changed document at a
-// time, answers exactly as one built from the last snapshot alone.
+// time, answers exactly as one built from the last snapshot alone: with
+// the postings of removed documents still in its lists, and after they
+// were compacted away.
 func TestUpdatedIndexAnswersAsAFreshOne(t *testing.T) {
+	t.Run("dead postings kept", testUpdatedIndex)
+	t.Run("compacted", func(t *testing.T) {
+		defer search.CompactEarly()()
+		testUpdatedIndex(t)
+	})
+}
+
+func testUpdatedIndex(t *testing.T) {
 	docs := map[string]string{}
 	for i := range 40 {
 		docs[fmt.Sprintf("notes/n%02d.md", i)] = fmt.Sprintf("# Note %d\n\nquokka %s wombat\n", i, strings.Repeat("numbat ", i%7))
@@ -50,8 +60,14 @@ func TestUpdatedIndexAnswersAsAFreshOne(t *testing.T) {
 		func() {},
 		func() { testws.Write(t, root, "notes/n03.md", "# Note three\n\nplatypus quokka quokka\n") },
 		func() { os.Remove(filepath.Join(root, "notes", "n04.md")) },
-		func() { testws.Write(t, root, "notes/sub/n04.md", "# Moved\n\nwombat numbat platypus platypuses platypodes\n") },
+		func() {
+			testws.Write(t, root, "notes/sub/n04.md", "# Moved\n\nwombat numbat platypus platypuses platypodes\n")
+		},
 		func() { testws.Write(t, root, "notes/sub/n04.md", "# Moved\n\nwombat numbat\n") },
+		// Two query words written as one, then no more: a joined term
+		// whose only postings are dead is not looked up.
+		func() { testws.Write(t, root, "notes/n05.md", "# Five\n\nplatypusquokka numbat\n") },
+		func() { testws.Write(t, root, "notes/n05.md", "# Five\n\nnumbat\n") },
 		func() {
 			for i := 10; i < 30; i++ {
 				testws.Write(t, root, fmt.Sprintf("notes/n%02d.md", i), fmt.Sprintf("# Rewritten %d\n\nbilby %d\n", i, i))
@@ -73,7 +89,7 @@ func TestUpdatedIndexAnswersAsAFreshOne(t *testing.T) {
 		}
 		// "plat" and "numb" are matched as prefixes too: the words that
 		// continue them come and go with the notes.
-		for _, q := range []string{"quokka", "numbat wombat", "platypus", "bilby 12", "note", "plat", "numb", "platypo"} {
+		for _, q := range []string{"quokka", "numbat wombat", "platypus", "platypus quokka", "bilby 12", "note", "plat", "numb", "platypo"} {
 			if got, want := render(t, ix, ws, q), render(t, fresh, ws, q); got != want {
 				t.Fatalf("step %d, %q: updated index\n%s\nfresh index\n%s", i, q, got, want)
 			}

@@ -18,7 +18,7 @@ func (ix *Index) questionTerms(text string) (terms []string, nWords, named int) 
 	terms = Terms(text)
 	nWords = len(terms)
 	for i := 0; i+1 < nWords; i++ {
-		if j := terms[i] + terms[i+1]; ix.post[j] != nil && !slices.Contains(terms, j) {
+		if j := terms[i] + terms[i+1]; ix.df(ix.post[j]) > 0 && !slices.Contains(terms, j) {
 			terms = append(terms, j)
 		}
 	}

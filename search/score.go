@@ -87,8 +87,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		qt[t] = i
 		pl := ix.post[t]
 		idf := 0.0
-		if pl != nil {
-			df := float64(len(pl.ps))
+		if df := float64(ix.df(pl)); df > 0 {
 			idf = math.Log(1 + (n-df+0.5)/(df+0.5))
 		}
 		lists = append(lists, pl)

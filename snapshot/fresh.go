@@ -132,6 +132,13 @@ type Source struct {
 	// pending are documents the feed saw change while the last snapshot
 	// was read: the next call reads them again.
 	pending map[string]bool
+	// kept is what a call that failed (cancelled, or out of time) had
+	// finished, never served: the next take keeps its documents exactly as
+	// it keeps a fresh snapshot's, where nothing changed since, so repeated
+	// calls converge. keptChanged is what the feed saw change since kept's
+	// documents were proved (nil when nothing).
+	kept        *Snapshot
+	keptChanged map[string]bool
 }
 
 // NewSource returns a Source over ws; opt applies to every snapshot it takes.
@@ -149,12 +156,15 @@ func (s *Source) Close() {
 	if s.feed != nil {
 		s.feed.close()
 		s.feed = nil
+		// What the feed would have told is gone with it.
+		s.kept, s.keptChanged = nil, nil
 	}
 	s.opt.Watch = false
 }
 
 // Snapshot returns a snapshot that describes the tree now: the last one when
 // it is proved fresh, else a new one that reuses what is proved unchanged.
+// A call that fails leaves what it finished for the next one (see kept).
 func (s *Source) Snapshot(ctx context.Context) (*Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -167,13 +177,16 @@ func (s *Source) Snapshot(ctx context.Context) (*Snapshot, error) {
 		if fresh {
 			return prev, nil
 		}
+	} else if s.kept != nil {
+		prev, changed, reuse = s.resume()
 	}
 	// What was drained is in changed alone from here: a failed call must not
 	// leave prev to be served as fresh.
-	s.snap = nil
+	s.snap, s.kept, s.keptChanged = nil, nil, nil
 	if contentOnly {
 		snap, err := readmit(ctx, s.ws, s.opt, s.feed, prev, changed)
 		if err != nil {
+			s.kept, s.keptChanged = prev, changed
 			return nil, err
 		}
 		if snap != nil && s.held(prev, changed) {
@@ -189,18 +202,60 @@ func (s *Source) Snapshot(ctx context.Context) (*Snapshot, error) {
 			s.feed.close()
 		}
 		// A new feed has no watch on a document it did not read, so
-		// nothing is reused under it.
-		s.feed, reuse = newFeed(s.ws.Root()), false
+		// nothing is reused under it; without any feed, stamps decide.
+		if s.feed = newFeed(s.ws.Root()); s.feed != nil {
+			reuse = false
+		}
 	}
 	if !reuse {
 		prev = nil
 	}
-	snap, err := take(ctx, s.ws, s.opt, s.feed, prev, changed)
+	snap, done, err := take(ctx, s.ws, s.opt, s.feed, prev, changed)
 	if err != nil {
+		switch {
+		case done != nil:
+			s.kept, s.keptChanged = done, changed
+		case prev != nil:
+			s.kept, s.keptChanged = prev, changed
+		}
 		return nil, err
 	}
 	s.snap = snap
 	return snap, nil
+}
+
+// resume takes up what a failed call left (kept): the documents to keep
+// from and what changed since, as check does for a kept snapshot. reuse is
+// false when nothing can vouch for them any more.
+func (s *Source) resume() (prev *Snapshot, changed map[string]bool, reuse bool) {
+	pending := s.pending
+	s.pending = nil
+	if s.ws.Check() != nil {
+		return nil, nil, false
+	}
+	changed = make(map[string]bool, len(s.keptChanged)+len(pending))
+	for rel := range s.keptChanged {
+		changed[rel] = true
+	}
+	for rel := range pending {
+		changed[rel] = true
+	}
+	if s.feed != nil {
+		more, _, ok := s.feed.drain()
+		if !ok || !s.feed.usable() {
+			return nil, nil, false
+		}
+		for rel := range more {
+			changed[rel] = true
+		}
+		return s.kept, changed, true
+	}
+	if len(pending) > 0 {
+		// What the feed saw went with it: keep nothing.
+		return nil, nil, false
+	}
+	// No feed: every stamp decides, in keepable.
+	return s.kept, changed, true
 }
 
 // readmitted runs when a call was served by the per-document path; only

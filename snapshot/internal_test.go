@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/internal/testws"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/reason"
@@ -110,6 +111,51 @@ func TestRacyStamps(t *testing.T) {
 		}
 		if got := racy(nil, []policy.Outside{{Path: "/x", Info: c.info}}, started); got != c.racy {
 			t.Errorf("%s outside: racy = %v", c.name, got)
+		}
+	}
+}
+
+// The fingerprint hashes each document's cached entry in place of one
+// encoding of the whole list: its value is still the digest of the
+// snapshot's compact canonical JSON, for a fresh snapshot and for one
+// that read a single edited document again.
+func TestFingerprintIsTheWholeEncoding(t *testing.T) {
+	root := testws.Thin(t, map[string]string{
+		"notes/café ü.md": "# Café\n\nquokka\n", "notes/a b.md": "# A b\n\nwombat\n", "notes/日本.md": "# 日本\n",
+	})
+	ws := testws.Bind(t, root)
+	want := func(s *Snapshot) string {
+		cd, err := s.configDigest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs := make([]map[string]string, len(s.Docs))
+		for i, d := range s.Docs {
+			docs[i] = map[string]string{"path": d.Path, "content": d.Digest}
+		}
+		om := make([]any, len(s.Omissions))
+		for i, o := range s.Omissions {
+			om[i] = map[string]any{"kind": o.Kind, "reason": o.Reason, "count": o.Count}
+		}
+		b, err := canon.Compact(map[string]any{
+			"schema": "vivary.tropo-document-snapshot/v0", "config": cd, "documents": docs,
+			"privacy": []string{s.Admission.Fingerprint}, "omissions": om, "complete": s.Complete,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return canon.Digest(b)
+	}
+	src := NewSource(ws, Options{Watch: true})
+	defer src.Close()
+	for step, edit := range []func(){func() {}, func() { testws.Write(t, root, "notes/a b.md", "# A b\n\nnumbat\n") }} {
+		edit()
+		s, err := src.Snapshot(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Docs) < 3 || s.Fingerprint != want(s) {
+			t.Fatalf("step %d: fingerprint %s over %d documents, want %s", step, s.Fingerprint, len(s.Docs), want(s))
 		}
 	}
 }

@@ -211,13 +211,17 @@ func policyFiles(ws *workspace.Workspace, col *collector) (thin bool, cands []ca
 // assemble builds the snapshot from a plan and what reading its jobs gave
 // (in the jobs' order). started is when the oldest of the stamps it keeps
 // was taken: a stamp that recent proves nothing.
-func assemble(ws *workspace.Workspace, p *plan, results []docResult, started time.Time) (*Snapshot, error) {
+func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []docResult, started time.Time) (*Snapshot, error) {
+	if err := cancelled(ctx); err != nil {
+		return nil, err
+	}
 	col := &collector{rows: maps.Clone(p.rows), complete: p.complete, unstable: p.unstable,
 		listing: p.listing, hidden: slices.Clone(p.hidden)}
 	snap := &Snapshot{Config: p.cfg, Admission: p.adm, configFiles: p.configFiles, plan: p, results: results,
 		UnreadableFolders: p.unreadable}
 	snap.stamps = make([]stamp, 0, len(p.leftOut)+len(results)+len(p.inputs))
 	snap.stamps = append(snap.stamps, p.leftOut...)
+	var docs [][]byte
 	for _, i := range p.order {
 		res := results[i]
 		switch res.outcome {
@@ -239,10 +243,21 @@ func assemble(ws *workspace.Workspace, p *plan, results []docResult, started tim
 			col.add("edge", "edge_limit_or_unsafe", res.doc.EdgeOmitted)
 			col.complete = false
 		}
+		if res.json == nil {
+			var err error
+			if res.json, err = docJSON(res.doc); err != nil {
+				return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
+			}
+			results[i].json = res.json
+		}
 		snap.Docs = append(snap.Docs, res.doc)
 		snap.Prepared = append(snap.Prepared, res.prepared)
+		docs = append(docs, res.json)
 	}
 	snap.Graph = graph.Build(snap.Docs)
+	if err := cancelled(ctx); err != nil {
+		return nil, err
+	}
 	snap.Complete = col.complete
 	snap.Omissions = Rows(col.rows)
 	if p.listing {
@@ -254,8 +269,11 @@ func assemble(ws *workspace.Workspace, p *plan, results []docResult, started tim
 	snap.racy = col.unstable || racy(snap.stamps, snap.outside, started)
 	snap.unwatched, snap.started = p.fixed, started
 	snap.racyUnwatched = col.unstable || racy(p.fixed, snap.outside, started)
+	if err := cancelled(ctx); err != nil {
+		return nil, err
+	}
 	var err error
-	if snap.Fingerprint, err = snap.fingerprint(); err != nil {
+	if snap.Fingerprint, err = snap.fingerprint(docs); err != nil {
 		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
 	}
 	if err := ws.Check(); err != nil {

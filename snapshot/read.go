@@ -26,6 +26,9 @@ type docResult struct {
 	line     int
 	kept     bool // the previous snapshot's, unchanged
 	err      error
+	// json is the document's entry in the fingerprint (docJSON), made
+	// by the first snapshot that assembles it and kept with the result.
+	json []byte
 }
 
 // readDocuments reads, screens and analyses the candidates on every core.
@@ -47,6 +50,7 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	root := ws.Root()
+	m := MeterOf(ctx)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -72,13 +76,14 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 				if i >= len(jobs) {
 					return
 				}
-				if i%32 == 0 && ctx.Err() != nil {
+				if ctx.Err() != nil {
 					out[i].err = cancelled(ctx)
 					return
 				}
 				if keep != nil {
 					if d, p := keep(jobs[i].rel, jobs[i].info); d != nil {
 						out[i] = docResult{doc: d, prepared: p, info: jobs[i].info, kept: true}
+						m.tick(true)
 						continue
 					}
 				}
@@ -94,16 +99,19 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 				if afterRead != nil {
 					afterRead(buf)
 				}
+				m.tick(false)
 			}
 		}()
 	}
 	wg.Wait()
+	// On a cancel, what was read is returned with the error: a serving
+	// Source keeps it for the next call (see Source.kept).
 	if err := cancelled(ctx); err != nil {
-		return nil, err
+		return out, err
 	}
 	for _, r := range out {
 		if r.err != nil {
-			return nil, r.err
+			return out, r.err
 		}
 	}
 	return out, nil
@@ -204,7 +212,7 @@ func (s *Source) Forget(snap *Snapshot) {
 	if s.snap == snap {
 		// The next take starts from nothing and reads every document, so
 		// what the feed saw change under snap needs no second read.
-		s.snap, s.pending = nil, nil
+		s.snap, s.pending, s.kept, s.keptChanged = nil, nil, nil, nil
 	}
 }
 

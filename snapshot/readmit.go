@@ -86,5 +86,5 @@ func readmit(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed,
 		results[i] = read[k]
 	}
 	// Every stamp kept is as old as prev's oldest; the new ones are newer.
-	return assemble(ws, &np, results, prev.started)
+	return assemble(ctx, ws, &np, results, prev.started)
 }

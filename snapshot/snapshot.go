@@ -9,7 +9,11 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"strings"
 	"time"
 
@@ -104,28 +108,34 @@ type configFile struct {
 // Take builds a fresh snapshot: policy files, a walk of the tree, privacy
 // admission, the reads, and admission again to prove the policy held still.
 func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot, error) {
-	return take(ctx, ws, opt, nil, nil, nil)
+	snap, _, err := take(ctx, ws, opt, nil, nil, nil)
+	return snap, err
 }
 
 // take is Take with a change feed to set watches on (or nil), and the
 // previous snapshot whose documents may be kept where nothing changed (or
 // nil): changed are the paths a feed saw change (nil when none can say).
-func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, prev *Snapshot, changed map[string]bool) (*Snapshot, error) {
+// When it fails after reading began (a cancel, a timeout), done holds the
+// documents it finished, for a later take to keep (see finished).
+func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, prev *Snapshot, changed map[string]bool) (snap, done *Snapshot, err error) {
 	if err := ws.Check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	started := time.Now()
+	m := MeterOf(ctx)
+	m.start()
 	p, again, err := makePlan(ctx, ws, fd, opt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	m.known(len(p.jobs))
 	keep, err := keepable(p, prev, changed)
 	if err != nil {
-		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
+		return nil, nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
 	}
 	results, err := readDocuments(ctx, ws, p.jobs, p.cfg, p.rootName, opt, fd, keep)
 	if err != nil {
-		return nil, err
+		return nil, finished(p, results, prev, started), err
 	}
 	if afterReads != nil {
 		afterReads()
@@ -135,10 +145,54 @@ func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, pr
 	// reuses a snapshot on), it did; otherwise admit again and compare.
 	if racy(p.inputs, p.adm.Outside, started) || !unchanged(ws, p.inputs, p.adm.Outside) {
 		if err := again(); err != nil {
-			return nil, err
+			return nil, finished(p, results, prev, started), err
 		}
 	}
-	return assemble(ws, p, results, started)
+	snap, err = assemble(ctx, ws, p, results, started)
+	if err != nil {
+		return nil, finished(p, results, prev, started), err
+	}
+	return snap, nil, nil
+}
+
+// finished is what a take that failed had done, as a snapshot that is
+// never served: only its documents, their preparations and stamps, and
+// the type policy they were analysed under, which keepable needs to keep
+// them. A document read now stands with the stamp it was read under; one
+// of prev the take did not reach stands as prev had it, with prev's start
+// (the older), so the racy rule stays as strict. Every document is proved
+// again before it is kept: same type policy, no change seen, same stamp.
+func finished(p *plan, results []docResult, prev *Snapshot, started time.Time) *Snapshot {
+	if results == nil {
+		return nil
+	}
+	done := &Snapshot{configFiles: p.configFiles, started: started}
+	seen := make(map[string]bool, len(results))
+	for i, r := range results {
+		if r.doc == nil {
+			continue // not reached, or dropped: read again
+		}
+		seen[r.doc.Path] = true
+		done.Docs = append(done.Docs, r.doc)
+		done.Prepared = append(done.Prepared, r.prepared)
+		done.stamps = append(done.stamps, stamp{p.jobs[i].rel, r.info})
+	}
+	if prev != nil {
+		stamps := make(map[string]workspace.Info, len(prev.stamps))
+		for _, st := range prev.stamps {
+			stamps[st.rel] = st.info
+		}
+		for i, d := range prev.Docs {
+			if seen[d.Path] {
+				continue
+			}
+			done.Docs = append(done.Docs, d)
+			done.Prepared = append(done.Prepared, prev.Prepared[i])
+			done.stamps = append(done.stamps, stamp{d.Path, stamps[d.Path]})
+		}
+		done.started = prev.started
+	}
+	return done
 }
 
 // keepable returns, for a path the walk found with a given stamp, the
@@ -191,25 +245,47 @@ func split(rel string) (dir, name string) {
 	return "", rel
 }
 
-func (s *Snapshot) fingerprint() (string, error) {
+// fingerprint is the digest of the compact canonical JSON of the config
+// digest, every document's path and content digest, the admission's
+// fingerprint, the omissions and completeness. docs are the documents'
+// own canonical JSON, in order (docJSON): a snapshot after one edit
+// encodes only that document again and hashes the rest as they were.
+func (s *Snapshot) fingerprint(docs [][]byte) (string, error) {
 	cd, err := s.configDigest()
 	if err != nil {
 		return "", err
-	}
-	docs := make([]map[string]string, len(s.Docs))
-	for i, d := range s.Docs {
-		docs[i] = map[string]string{"path": d.Path, "content": d.Digest}
 	}
 	om := make([]any, len(s.Omissions))
 	for i, o := range s.Omissions {
 		om[i] = map[string]any{"kind": o.Kind, "reason": o.Reason, "count": o.Count}
 	}
 	b, err := canon.Compact(map[string]any{
-		"schema": "vivary.tropo-document-snapshot/v0", "config": cd, "documents": docs,
+		"schema": "vivary.tropo-document-snapshot/v0", "config": cd, "documents": []string{},
 		"privacy": []string{s.Admission.Fingerprint}, "omissions": om, "complete": s.Complete,
 	})
 	if err != nil {
 		return "", err
 	}
-	return canon.Digest(b), nil
+	// The keys are sorted and only "complete" and "config" (a boolean and
+	// a digest) come before "documents", so this is its empty list.
+	key := []byte(`"documents":[`)
+	i := bytes.Index(b, append(key, ']'))
+	if i < 0 {
+		return "", errors.New("no documents in the fingerprint's encoding")
+	}
+	h := sha256.New()
+	h.Write(b[:i+len(key)])
+	for j, d := range docs {
+		if j > 0 {
+			h.Write([]byte{','})
+		}
+		h.Write(d)
+	}
+	h.Write(b[i+len(key):])
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// docJSON is d's entry in the fingerprint's list of documents.
+func docJSON(d *graph.Document) ([]byte, error) {
+	return canon.Compact(map[string]string{"path": d.Path, "content": d.Digest})
 }

@@ -110,6 +110,7 @@ func enumerate(ctx context.Context, ws *workspace.Workspace, fd feed, rules *pol
 		if level, err = w.prune(subdirs); err != nil {
 			return nil, err
 		}
+		MeterOf(ctx).known(len(w.en.markdown))
 	}
 	return w.en, nil
 }

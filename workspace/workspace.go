@@ -2,20 +2,19 @@
 // held directory handle and the identity anchor that tells a replaced root
 // from ordinary writes inside it, and every read of workspace bytes. Names
 // are resolved one component at a time beneath the held handle with
-// O_NOFOLLOW, so no link is ever followed; files are opened non-blocking and
-// must be regular with a single link. This package never writes; package
+// O_NOFOLLOW (on Windows, NtCreateFile relative to the folder's handle with
+// FILE_OPEN_REPARSE_POINT: sys_windows.go), so no link is ever followed;
+// files are opened non-blocking and must be regular with a single link. This package never writes; package
 // write (beside it) writes through the directory handles it hands out.
 package workspace
 
 import (
 	"errors"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/vivary-dev/vivary-go/reason"
 )
@@ -27,6 +26,9 @@ type Workspace struct {
 	fd   int
 	dev  uint64
 	ino  uint64
+	// idHigh is the upper half of a 128-bit file id (Windows' FILE_ID_INFO
+	// on ReFS); zero where the system's ids are 64-bit.
+	idHigh uint64
 }
 
 // Bind normalizes root (absolute, links resolved, clean), requires a real
@@ -42,61 +44,19 @@ func Bind(root string) (*Workspace, error) {
 	if err != nil {
 		return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace path cannot be made absolute", err)
 	}
-	var lst unix.Stat_t
-	if err := unix.Lstat(abs, &lst); err != nil {
-		return nil, reason.Wrap(reason.WorkspaceUnavailable, lstatProblem(err), err)
-	}
-	if lst.Mode&unix.S_IFMT == unix.S_IFLNK {
-		return nil, reason.New(reason.WorkspaceUnavailable, "workspace path is a symbolic link; pass the directory it points to")
-	}
-	real, err := filepath.EvalSymlinks(abs)
+	fd, real, id, err := bindRoot(abs)
 	if err != nil {
-		return nil, reason.Wrap(reason.WorkspaceUnavailable, lstatProblem(err), err)
+		return nil, err
 	}
-	real = filepath.Clean(real)
-	fd, err := unix.Open(real, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		switch {
-		case errors.Is(err, unix.ENOTDIR):
-			return nil, reason.New(reason.WorkspaceUnavailable, "workspace path is not a directory; pass the workspace folder")
-		case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
-			return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace directory is unreadable (permission denied); "+
-				"give your user read and search permission on it", err)
-		}
-		return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace directory cannot be opened", err)
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return nil, reason.Wrap(reason.WorkspaceUnavailable, "workspace directory cannot be inspected", err)
-	}
-	if err := unix.Lstat(real, &lst); err != nil || lst.Dev != st.Dev || lst.Ino != st.Ino || lst.Mode&unix.S_IFMT != unix.S_IFDIR {
-		unix.Close(fd)
-		return nil, reason.New(reason.WorkspaceUnavailable, "workspace identity changed during binding")
-	}
-	return &Workspace{path: real, fd: fd, dev: uint64(st.Dev), ino: uint64(st.Ino)}, nil
-}
-
-// lstatProblem says why the workspace path could not be looked at.
-func lstatProblem(err error) string {
-	switch {
-	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
-		return "workspace directory cannot be reached (permission denied on a folder above it); " +
-			"give your user search permission on the folders of the path"
-	case errors.Is(err, unix.ENOTDIR):
-		return "workspace path runs through a file; pass the workspace folder"
-	case errors.Is(err, unix.ELOOP):
-		return "workspace path has too many links; pass the directory itself"
-	case errors.Is(err, unix.ENOENT):
-		return "workspace directory does not exist; check the path"
-	}
-	return "workspace path cannot be inspected; check that it names a folder you can read"
+	return &Workspace{path: real, fd: fd, dev: id.Dev, ino: id.Ino, idHigh: id.IDHigh}, nil
 }
 
 // Root is the canonical absolute root path. Never put it in output.
 func (w *Workspace) Root() string { return w.path }
 
-// Identity is the anchored (device, inode) pair.
+// Identity is the anchored (device, inode) pair: on Windows the volume
+// serial number and the 128-bit file id folded to 64 bits (Check compares
+// all 128).
 func (w *Workspace) Identity() (dev, ino uint64) { return w.dev, w.ino }
 
 // Close releases the anchor. After Close, Check always fails.
@@ -106,7 +66,7 @@ func (w *Workspace) Close() error {
 	if w.fd < 0 {
 		return nil
 	}
-	err := unix.Close(w.fd)
+	err := closeFD(w.fd)
 	w.fd = -1
 	return err
 }
@@ -120,18 +80,7 @@ func (w *Workspace) Check() error {
 	if fd < 0 {
 		return reason.New(reason.WorkspaceUnavailable, "workspace is closed")
 	}
-	var held unix.Stat_t
-	if err := unix.Fstat(fd, &held); err != nil || held.Nlink == 0 {
-		return reason.New(reason.WorkspaceUnavailable, "workspace directory was deleted")
-	}
-	var st unix.Stat_t
-	if err := unix.Lstat(w.path, &st); err != nil {
-		return reason.New(reason.WorkspaceUnavailable, "workspace directory is gone")
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFDIR || uint64(st.Dev) != w.dev || uint64(st.Ino) != w.ino {
-		return reason.New(reason.WorkspaceUnavailable, "workspace directory was replaced")
-	}
-	return nil
+	return checkRoot(fd, w.path, Info{Dev: w.dev, Ino: w.ino, IDHigh: w.idHigh})
 }
 
 // Info is what one lstat beneath the root says of an entry.
@@ -142,22 +91,24 @@ type Info struct {
 	Dev    uint64
 	Ino    uint64
 	Nlink  uint64
-	Mtime  int64 // ns
-	Ctime  int64 // ns
+	IDHigh uint64 // the upper half of a 128-bit file id, else 0
+	Mtime  int64  // ns
+	Ctime  int64  // ns
 	Exists bool
 }
 
 // IsDir, IsRegular and IsLink classify the entry.
-func (i Info) IsDir() bool     { return i.Mode == unix.S_IFDIR }
-func (i Info) IsRegular() bool { return i.Mode == unix.S_IFREG }
-func (i Info) IsLink() bool    { return i.Mode == unix.S_IFLNK }
+func (i Info) IsDir() bool     { return i.Mode == modeDir }
+func (i Info) IsRegular() bool { return i.Mode == modeRegular }
+func (i Info) IsLink() bool    { return i.Mode == modeLink }
 
-func infoOf(name string, st *unix.Stat_t) Info {
-	return Info{
-		Name: name, Mode: uint32(st.Mode & unix.S_IFMT), Size: st.Size, Dev: uint64(st.Dev), Ino: uint64(st.Ino),
-		Nlink: uint64(st.Nlink), Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Exists: true,
-	}
-}
+// The S_IFMT values Info.Mode holds, the same on every system (Windows
+// reports its entries in these terms: a reparse point of any kind is a link).
+const (
+	modeDir     = 0o040000
+	modeRegular = 0o100000
+	modeLink    = 0o120000
+)
 
 // ErrLink is returned when a path component is a link or not a directory.
 var ErrLink = errors.New("path component is a link or not a directory")
@@ -171,8 +122,7 @@ func (w *Workspace) openDir(rel string) (int, error) {
 	if root < 0 {
 		return -1, reason.New(reason.WorkspaceUnavailable, "workspace is closed")
 	}
-	// A fresh open of "." (not a dup) so each listing has its own offset.
-	fd, err := unix.Openat(root, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := reopenDir(root)
 	if err != nil {
 		return -1, err
 	}
@@ -181,21 +131,22 @@ func (w *Workspace) openDir(rel string) (int, error) {
 	}
 	for _, seg := range strings.Split(rel, "/") {
 		if seg == "" || seg == "." || seg == ".." {
-			unix.Close(fd)
+			closeFD(fd)
 			return -1, ErrLink
 		}
-		next, err := unix.Openat(fd, seg, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		unix.Close(fd)
+		next, err := openDirAt(fd, seg)
+		closeFD(fd)
 		if err != nil {
-			if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
-				return -1, ErrLink
-			}
 			return -1, err
 		}
 		fd = next
 	}
 	return fd, nil
 }
+
+// OpenDirAt opens the folder name beneath the folder handle dfd with no
+// link followed: ErrLink when it is a link or not a folder.
+func OpenDirAt(dfd int, name string) (int, error) { return openDirAt(dfd, name) }
 
 // OpenDir returns a fresh handle of the directory rel ("" is the root),
 // reached one component at a time from the held root with no link followed
@@ -206,28 +157,6 @@ func (w *Workspace) OpenDir(rel string) (int, error) { return w.openDir(rel) }
 // ReadAt is ReadFile for the entry name of an open directory handle.
 func ReadAt(dirfd int, name string, max int64, want *Info) ([]byte, Info, error) {
 	return readAt(dirfd, name, max, want)
-}
-
-// StatAt describes the entry name of an open directory handle without
-// following a link; a missing entry returns Info{Exists:false} and no error.
-func StatAt(dirfd int, name string) (Info, error) {
-	var st unix.Stat_t
-	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			return Info{Name: name}, nil
-		}
-		return Info{}, err
-	}
-	return infoOf(name, &st), nil
-}
-
-// StatFD describes an open file or directory.
-func StatFD(fd int, name string) (Info, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return Info{}, err
-	}
-	return infoOf(name, &st), nil
 }
 
 func split(rel string) (dir, name string) {
@@ -243,12 +172,12 @@ func (w *Workspace) Lstat(rel string) (Info, error) {
 	dir, name := split(rel)
 	fd, err := w.openDir(dir)
 	if err != nil {
-		if errors.Is(err, unix.ENOENT) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return Info{Name: name}, nil
 		}
 		return Info{}, err
 	}
-	defer unix.Close(fd)
+	defer closeFD(fd)
 	return StatAt(fd, name)
 }
 
@@ -263,16 +192,22 @@ func (w *Workspace) ListDir(rel string, opened func(fd int)) ([]Info, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer closeFD(fd)
 	if opened != nil {
 		opened(fd)
 	}
-	f := os.NewFile(uintptr(fd), "dir")
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
+	var buf []byte
+	names, err := listNames(fd, &buf)
 	if err != nil {
 		return nil, err
 	}
 	return statNames(fd, names), nil
+}
+
+// NamesAt lists the names in the open folder handle dfd, from its start.
+func NamesAt(dfd int) ([]string, error) {
+	var buf []byte
+	return listNames(dfd, &buf)
 }
 
 // statNames lstats each of names beneath the folder handle fd; an entry
@@ -280,12 +215,11 @@ func (w *Workspace) ListDir(rel string, opened func(fd int)) ([]Info, error) {
 func statNames(fd int, names []string) []Info {
 	out := make([]Info, 0, len(names))
 	for _, n := range names {
-		var st unix.Stat_t
-		if err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			out = append(out, Info{Name: n})
-			continue
+		info, err := StatAt(fd, n)
+		if err != nil {
+			info = Info{Name: n}
 		}
-		out = append(out, infoOf(n, &st))
+		out = append(out, info)
 	}
 	return out
 }
@@ -307,7 +241,7 @@ func (w *Workspace) ReadFile(rel string, max int64, want *Info) ([]byte, Info, e
 	if err != nil {
 		return nil, Info{}, err
 	}
-	defer unix.Close(dfd)
+	defer closeFD(dfd)
 	return readAt(dfd, name, max, want)
 }
 
@@ -361,11 +295,8 @@ func (r *Reader) dir(rel string) (int, error) {
 		if err != nil {
 			return -1, err
 		}
-		fd, err = unix.Openat(pfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		fd, err = openDirAt(pfd, name)
 		if err != nil {
-			if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
-				return -1, ErrLink
-			}
 			return -1, err
 		}
 	}
@@ -378,7 +309,7 @@ func (r *Reader) Lstat(rel string) (Info, error) {
 	dir, name := split(rel)
 	fd, err := r.dir(dir)
 	if err != nil {
-		if errors.Is(err, unix.ENOENT) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return Info{Name: name}, nil
 		}
 		return Info{}, err
@@ -411,26 +342,9 @@ func (r *Reader) ListDir(rel string, opened func(fd int)) ([]Info, error) {
 	if opened != nil {
 		opened(fd)
 	}
-	// A held handle may have been listed before; start from the top.
-	if _, err := unix.Seek(fd, 0, 0); err != nil {
+	names, err := listNames(fd, &r.buf)
+	if err != nil {
 		return nil, err
-	}
-	if r.buf == nil {
-		r.buf = make([]byte, 32<<10)
-	}
-	var names []string
-	for {
-		n, err := unix.ReadDirent(fd, r.buf)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if n <= 0 {
-			break
-		}
-		_, _, names = unix.ParseDirent(r.buf[:n], -1, names)
 	}
 	return statNames(fd, names), nil
 }
@@ -438,7 +352,7 @@ func (r *Reader) ListDir(rel string, opened func(fd int)) ([]Info, error) {
 // Close releases the folder handles.
 func (r *Reader) Close() {
 	for _, fd := range r.fds {
-		unix.Close(fd)
+		closeFD(fd)
 	}
 	clear(r.fds)
 }
@@ -448,19 +362,15 @@ func readAt(dfd int, name string, max int64, want *Info) ([]byte, Info, error) {
 }
 
 func readAtThen(dfd int, name string, max int64, want *Info, opened func(fd int), alloc func(int) []byte) ([]byte, Info, error) {
-	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	fd, err := openFileAt(dfd, name)
 	if err != nil {
-		if errors.Is(err, unix.ELOOP) {
-			return nil, Info{}, ErrLink
-		}
 		return nil, Info{}, err
 	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+	defer closeFD(fd)
+	before, err := StatFD(fd, name)
+	if err != nil {
 		return nil, Info{}, err
 	}
-	before := infoOf(name, &st)
 	if !before.IsRegular() || before.Nlink != 1 {
 		return nil, before, ErrNotRegular
 	}
@@ -482,10 +392,7 @@ func readAtThen(dfd int, name string, max int64, want *Info, opened func(fd int)
 	}
 	n := 0
 	for n < len(data) {
-		m, err := unix.Read(fd, data[n:])
-		if err == unix.EINTR {
-			continue
-		}
+		m, err := readFD(fd, data[n:])
 		if err != nil {
 			return nil, before, err
 		}
@@ -504,10 +411,10 @@ func readAtThen(dfd int, name string, max int64, want *Info, opened func(fd int)
 	if int64(n) > max {
 		return nil, before, ErrTooLarge
 	}
-	if err := unix.Fstat(fd, &st); err != nil {
+	after, err := StatFD(fd, name)
+	if err != nil {
 		return nil, before, err
 	}
-	after := infoOf(name, &st)
 	if !sameFile(before, after) || int64(n) != after.Size {
 		return nil, after, ErrChanged
 	}
@@ -515,7 +422,7 @@ func readAtThen(dfd int, name string, max int64, want *Info, opened func(fd int)
 }
 
 func sameFile(a, b Info) bool {
-	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.Mtime == b.Mtime && a.Ctime == b.Ctime && a.Mode == b.Mode && a.Nlink == b.Nlink
+	return a.Dev == b.Dev && a.Ino == b.Ino && a.IDHigh == b.IDHigh && a.Size == b.Size && a.Mtime == b.Mtime && a.Ctime == b.Ctime && a.Mode == b.Mode && a.Nlink == b.Nlink
 }
 
 // StatMany lstats every rel (no link followed at any component), opening
@@ -565,7 +472,7 @@ func (w *Workspace) statMany(rels []string) ([]Info, error) {
 	defer func() {
 		for d, fd := range fds {
 			if d != "" && fd >= 0 {
-				unix.Close(fd)
+				closeFD(fd)
 			}
 		}
 	}()
@@ -578,7 +485,7 @@ func (w *Workspace) statMany(rels []string) ([]Info, error) {
 		pfd := dirFD(parent)
 		fd := -1
 		if pfd >= 0 {
-			if f, err := unix.Openat(pfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
+			if f, err := openDirAt(pfd, name); err == nil {
 				fd = f
 			}
 		}
@@ -593,25 +500,13 @@ func (w *Workspace) statMany(rels []string) ([]Info, error) {
 			out[i] = Info{Name: name}
 			continue
 		}
-		var st unix.Stat_t
-		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			out[i] = Info{Name: name}
-			continue
+		info, err := StatAt(fd, name)
+		if err != nil {
+			info = Info{Name: name}
 		}
-		out[i] = infoOf(name, &st)
+		out[i] = info
 	}
 	return out, nil
-}
-
-// StatPath describes an absolute path outside any workspace without
-// following a final link: a policy input such as the user's Git excludes
-// file. A missing path returns Info{Exists:false}.
-func StatPath(abs string) Info {
-	var st unix.Stat_t
-	if err := unix.Lstat(abs, &st); err != nil {
-		return Info{Name: filepath.Base(abs)}
-	}
-	return infoOf(filepath.Base(abs), &st)
 }
 
 // Same reports whether two infos describe the same unchanged entry.

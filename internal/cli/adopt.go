@@ -74,6 +74,8 @@ func runAdopt(c *call) int {
 	applying := c.set("apply")
 	ctx, cancel := signalContext()
 	defer cancel()
+	ctx, quiet := c.progress(ctx)
+	defer quiet()
 	stdout, asJSON := c.stdout, c.asJSON
 	var err error
 	if *undo {
@@ -86,6 +88,7 @@ func runAdopt(c *call) int {
 		} else {
 			u, err = adopt.PreviewUndo(ctx, pos[0])
 		}
+		quiet()
 		if err != nil {
 			return c.fail(err)
 		}
@@ -102,6 +105,7 @@ func runAdopt(c *call) int {
 		} else {
 			r, err = adopt.PreviewRecovery(ctx, pos[0])
 		}
+		quiet()
 		if err != nil {
 			return c.fail(err)
 		}
@@ -126,6 +130,7 @@ func runAdopt(c *call) int {
 	} else {
 		p, err = adopt.Preview(ctx, pos[0], opt)
 	}
+	quiet()
 	if err != nil {
 		return c.fail(err)
 	}

@@ -94,7 +94,10 @@ func runInit(c *call) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
+	ctx, quiet := c.progress(ctx)
+	defer quiet()
 	res, err := greenfield.Init(ctx, pos[0], greenfield.Options{Preset: *preset, Adapters: adapters, DryRun: *dry})
+	quiet()
 	if err != nil {
 		return c.fail(err)
 	}
@@ -166,7 +169,10 @@ func runDoctor(c *call) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
+	ctx, quiet := c.progress(ctx)
+	defer quiet()
 	rep, err := doctor.Run(ctx, *dir)
+	quiet()
 	if err != nil {
 		// A folder Doctor cannot inspect at all, or one that is no
 		// workspace: a refusal, exit 2, as vivary's for the same folder.

@@ -80,7 +80,10 @@ func runProducer(c *call, call func(ctx context.Context, r *produce.Reader, text
 	defer ws.Close()
 	ctx, cancel := signalContext()
 	defer cancel()
+	ctx, quiet := c.progress(ctx)
+	defer quiet()
 	res, human, err := call(ctx, produce.NewReader(ws), text)
+	quiet()
 	if err != nil {
 		return c.fail(err)
 	}

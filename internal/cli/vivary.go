@@ -109,6 +109,8 @@ func runCheck(c *call) int {
 	defer ws.Close()
 	ctx, cancel := signalContext()
 	defer cancel()
+	ctx, quiet := c.progress(ctx)
+	defer quiet()
 	a := produce.CheckArgs{Paths: paths, Spelling: produce.Flags}
 	if *strict {
 		a.Strict = strict
@@ -118,6 +120,7 @@ func runCheck(c *call) int {
 		check = produce.CheckShowingHidden
 	}
 	res, err := check(ctx, ws, a)
+	quiet()
 	if err != nil {
 		if *showHidden && !*c.asJSON && reason.Of(err) == reason.PathRefused {
 			// The owner asked what is hidden: say which --path is, and why.

@@ -86,6 +86,8 @@ type opts struct {
 	version string // "" is 2026-07-28 through server/discover
 	// prepare, when set, changes the command before it starts.
 	prepare func(cmd *exec.Cmd)
+	// progress, when set, sees every progress notification.
+	progress func(*mcp.ProgressNotificationParams)
 }
 
 func start(t *testing.T, o opts, roots ...string) *server {
@@ -104,7 +106,11 @@ func start(t *testing.T, o opts, roots ...string) *server {
 	}
 	stderr := &lockedWriter{w: &bytes.Buffer{}}
 	cmd.Stderr = stderr
-	c := mcp.NewClient(&mcp.Implementation{Name: "go-e2e", Version: "0"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	copts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
+	if o.progress != nil {
+		copts.ProgressNotificationHandler = func(_ context.Context, r *mcp.ProgressNotificationClientRequest) { o.progress(r.Params) }
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "go-e2e", Version: "0"}, copts)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 3 * time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: o.version})

@@ -61,7 +61,7 @@ var advice = map[reason.Code]string{
 }
 
 // timeoutAdvice is the message of a call the timeout ended.
-const timeoutAdvice = "the call ran past the 30-second limit and was stopped: ask a narrower question, or try again when the workspace is quieter"
+const timeoutAdvice = "the call ran past the 30-second limit and was stopped; what it read is kept: call again and it goes on from there (a large workspace read for the first time may take a few calls)"
 
 func failure(tool, alias string, code reason.Code) *Envelope {
 	if !failures[code] {

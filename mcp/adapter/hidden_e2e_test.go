@@ -5,10 +5,8 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -181,20 +179,6 @@ func nobodyEnv(root string) []string {
 		}
 	}
 	return []string{"VIVARY_TEST_AS_NOBODY=1"}
-}
-
-// startAs is start, as nobody when VIVARY_TEST_AS_NOBODY is in env.
-func startAs(t *testing.T, env []string, roots ...string) *server {
-	t.Helper()
-	for _, e := range env {
-		if e == "VIVARY_TEST_AS_NOBODY=1" {
-			return start(t, opts{env: env, prepare: func(cmd *exec.Cmd) {
-				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-				cmd.Env = append(cmd.Env, "HOME=/nonexistent")
-			}}, roots...)
-		}
-	}
-	return start(t, opts{env: env}, roots...)
 }
 
 // An ignore file Git may not read (no read permission for the server's

@@ -5,12 +5,14 @@ package adapter
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/snapshot"
 )
 
 // In binaries built with -tags vivarytest (tests only), the environment can
@@ -51,6 +53,47 @@ func init() {
 						return nil, ctx.Err()
 					case <-time.After(5 * time.Millisecond):
 					}
+				}
+			}
+		case "hold": // real, then holds its answer until arg exists: cold work whose progress a client can watch
+			o.Producer = func(ctx context.Context, tool string, r *produce.Reader, a *args) (any, error) {
+				v, err := runProducer(ctx, tool, r, a)
+				for {
+					if _, serr := os.Stat(arg); serr == nil {
+						return v, err
+					}
+					select {
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					case <-time.After(5 * time.Millisecond):
+					}
+				}
+			}
+		case "budget": // real, but each call reads at most N documents afresh, then waits for its timeout: a vault too big for one call
+			n, _ := strconv.ParseInt(arg, 10, 64)
+			o.Producer = func(ctx context.Context, tool string, r *produce.Reader, a *args) (any, error) {
+				m := snapshot.MeterOf(ctx)
+				inner, cancel := context.WithCancel(ctx)
+				defer cancel()
+				cut := make(chan struct{})
+				go func() {
+					for m.Read() < n {
+						select {
+						case <-inner.Done():
+							return
+						case <-time.After(time.Millisecond):
+						}
+					}
+					close(cut)
+					cancel()
+				}()
+				v, err := runProducer(inner, tool, r, a)
+				select {
+				case <-cut:
+					<-ctx.Done()
+					return nil, ctx.Err()
+				default:
+					return v, err
 				}
 			}
 		case "big": // a result far over the response limit

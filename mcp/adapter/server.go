@@ -25,6 +25,7 @@ import (
 	"github.com/vivary-dev/vivary-go/internal/version"
 	"github.com/vivary-dev/vivary-go/produce"
 	"github.com/vivary-dev/vivary-go/reason"
+	"github.com/vivary-dev/vivary-go/snapshot"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
 
@@ -227,7 +228,15 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 			env = failure(tool, a.Workspace, reason.WorkspaceUnavailable)
 		default:
 			var cancelled bool
-			out, cancelled = s.run(ctx, tool, b, a)
+			m := &snapshot.Meter{}
+			var ss *mcp.ServerSession
+			var token any
+			if req != nil && req.Params != nil {
+				ss, token = req.Session, req.Params.GetProgressToken()
+			}
+			stop := reportProgress(ctx, ss, token, m)
+			out, cancelled = s.run(ctx, tool, b, a, m)
+			stop()
 			if cancelled {
 				s.diag.Emit(Diag{Event: "tool_cancelled", Tool: tool, Outcome: "cancelled", Reason: "producer_unavailable",
 					ElapsedMS: elapsedMS(start), InputBytes: in, OutputBytes: -1})
@@ -261,7 +270,8 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 // run takes the single slot and runs the producer in its own goroutine.
 // The slot is released only when that goroutine really returns, so a
 // producer that ignores cancellation keeps later calls at server_busy.
-func (s *Server) run(ctx context.Context, tool string, b *Binding, a *args) (outcome, bool) {
+// m counts the documents the producer goes through, for progress.
+func (s *Server) run(ctx context.Context, tool string, b *Binding, a *args, m *snapshot.Meter) (outcome, bool) {
 	s.slotMu.Lock()
 	if s.busy {
 		s.slotMu.Unlock()
@@ -270,7 +280,7 @@ func (s *Server) run(ctx context.Context, tool string, b *Binding, a *args) (out
 	s.busy = true
 	s.slotMu.Unlock()
 
-	pctx, cancel := context.WithCancel(context.Background())
+	pctx, cancel := context.WithCancel(snapshot.WithMeter(context.Background(), m))
 	done := make(chan *Envelope, 1)
 	go func() {
 		env := s.guarded(pctx, tool, b, a)

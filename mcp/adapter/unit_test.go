@@ -297,7 +297,7 @@ func TestSlotFreeBeforeTheAnswer(t *testing.T) {
 	}})
 	b := &Binding{Alias: "ws0", Reader: produce.NewReader(nil)}
 	for round := 0; round < 2000; round++ {
-		out, _ := s.run(context.Background(), ToolCheck, b, &args{Workspace: "ws0"})
+		out, _ := s.run(context.Background(), ToolCheck, b, &args{Workspace: "ws0"}, nil)
 		if out.envelope == nil {
 			t.Fatal("no envelope")
 		}

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
-	"os"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -20,8 +18,8 @@ func (d *Dir) temp(perm uint32) (string, int, workspace.Info, error) {
 		if err := hook(StepCreate, join(d.rel, name)); err != nil {
 			return "", -1, workspace.Info{}, err
 		}
-		fd, err := unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
-		if errors.Is(err, unix.EEXIST) {
+		fd, err := createExcl(d.fd, name, perm)
+		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
@@ -29,8 +27,8 @@ func (d *Dir) temp(perm uint32) (string, int, workspace.Info, error) {
 		}
 		info, err := workspace.StatFD(fd, name)
 		if err != nil {
-			unix.Close(fd)
-			unix.Unlinkat(d.fd, name, 0)
+			closeFD(fd)
+			unlinkAt(d.fd, name)
 			return "", -1, workspace.Info{}, err
 		}
 		return name, fd, info, nil
@@ -41,15 +39,12 @@ func (d *Dir) temp(perm uint32) (string, int, workspace.Info, error) {
 // fill writes data to the temp file, fsyncs and closes it, and returns its
 // identity as written.
 func (d *Dir) fill(name string, fd int, data []byte) (workspace.Info, error) {
-	defer unix.Close(fd)
+	defer closeFD(fd)
 	if err := hook(StepWrite, join(d.rel, name)); err != nil {
 		return workspace.Info{}, err
 	}
 	for n := 0; n < len(data); {
-		m, err := unix.Write(fd, data[n:])
-		if err == unix.EINTR {
-			continue
-		}
+		m, err := writeFD(fd, data[n:])
 		if err != nil {
 			return workspace.Info{}, err
 		}
@@ -58,7 +53,7 @@ func (d *Dir) fill(name string, fd int, data []byte) (workspace.Info, error) {
 	if err := hook(StepSync, join(d.rel, name)); err != nil {
 		return workspace.Info{}, err
 	}
-	if err := unix.Fsync(fd); err != nil {
+	if err := syncFD(fd); err != nil {
 		return workspace.Info{}, err
 	}
 	return workspace.StatFD(fd, name)
@@ -67,7 +62,7 @@ func (d *Dir) fill(name string, fd int, data []byte) (workspace.Info, error) {
 // drop removes a temp file of this transaction if it still is the one made.
 func (d *Dir) drop(name string, info workspace.Info) {
 	if cur, err := workspace.StatAt(d.fd, name); err == nil && cur.Exists && cur.Dev == info.Dev && cur.Ino == info.Ino {
-		unix.Unlinkat(d.fd, name, 0)
+		unlinkAt(d.fd, name)
 	}
 }
 
@@ -100,12 +95,12 @@ func (d *Dir) Create(name string, data []byte) (workspace.Info, error) {
 	}
 	if err := renameAt(d.fd, tmp, name); err != nil {
 		d.drop(tmp, info)
-		if errors.Is(err, unix.EEXIST) {
+		if errors.Is(err, fs.ErrExist) {
 			return info, ErrExists
 		}
 		return info, err
 	}
-	_ = unix.Fsync(d.fd)
+	syncDir(d.fd)
 	return info, nil
 }
 
@@ -116,17 +111,14 @@ func (d *Dir) Create(name string, data []byte) (workspace.Info, error) {
 // is ErrChanged. The swapped-out file is then removed. Where the system
 // cannot exchange, the current bytes are checked just before a plain rename.
 func (d *Dir) Replace(name string, data []byte, maxOld int64, want func(old []byte) bool) (workspace.Info, error) {
-	var st unix.Stat_t
-	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			return workspace.Info{}, ErrChanged
-		}
+	st, err := workspace.StatAt(d.fd, name)
+	if err != nil {
 		return workspace.Info{}, err
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 {
+	if !st.Exists || !st.IsRegular() || st.Nlink != 1 {
 		return workspace.Info{}, ErrChanged
 	}
-	tmp, info, err := d.staged(data, uint32(st.Mode&0o7777))
+	tmp, info, err := d.staged(data, permAt(d.fd, name))
 	if err != nil {
 		return info, err
 	}
@@ -159,7 +151,7 @@ func (d *Dir) Replace(name string, data []byte, maxOld int64, want func(old []by
 			d.drop(tmp, info)
 			return info, ErrChanged
 		}
-		if err := unix.Renameat(d.fd, tmp, d.fd, name); err != nil {
+		if err := renameReplace(d.fd, tmp, name); err != nil {
 			d.drop(tmp, info)
 			return info, err
 		}
@@ -167,7 +159,7 @@ func (d *Dir) Replace(name string, data []byte, maxOld int64, want func(old []by
 		d.drop(tmp, info)
 		return info, err
 	}
-	_ = unix.Fsync(d.fd)
+	syncDir(d.fd)
 	return info, nil
 }
 
@@ -196,10 +188,10 @@ func (d *Dir) Remove(name string, want workspace.Info) error {
 	case cur.Dev != want.Dev || cur.Ino != want.Ino:
 		return ErrChanged
 	}
-	if err := unix.Unlinkat(d.fd, name, 0); err != nil {
+	if err := unlinkAt(d.fd, name); err != nil {
 		return err
 	}
-	_ = unix.Fsync(d.fd)
+	syncDir(d.fd)
 	return nil
 }
 
@@ -214,13 +206,7 @@ func (d *Dir) Read(name string, max int64) ([]byte, workspace.Info, error) {
 // Sweep removes the temp files this writer's tag left in d, as a killed
 // earlier run leaves them, and returns their workspace-relative paths.
 func (d *Dir) Sweep() ([]string, error) {
-	fd, err := unix.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(fd), "dir")
-	names, err := f.Readdirnames(-1)
-	f.Close()
+	names, err := workspace.NamesAt(d.fd)
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/vivary-dev/vivary-go/workspace"
 )
 
@@ -51,11 +49,8 @@ func MkdirTarget(abs string) (*Target, error) {
 	if len(missing) == 0 {
 		return nil, os.ErrExist
 	}
-	fd, err := unix.Open(base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := openBase(base)
 	if err != nil {
-		if errors.Is(err, unix.ENOTDIR) {
-			return nil, errors.New("a path above the target is a file, not a folder")
-		}
 		return nil, err
 	}
 	t := &Target{}
@@ -64,22 +59,22 @@ func MkdirTarget(abs string) (*Target, error) {
 		if err := hook(StepMkdir, name); err != nil {
 			return nil, t.fail(fd, err)
 		}
-		if err := unix.Mkdirat(parent, name, 0o755); err != nil {
+		if err := mkdirAt(parent, name); err != nil {
 			return nil, t.fail(fd, err)
 		}
-		child, err := unix.Openat(parent, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		child, err := workspace.OpenDirAt(parent, name)
 		if err != nil {
-			if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+			if errors.Is(err, workspace.ErrLink) {
 				err = ErrMoved
 			}
 			return nil, t.fail(fd, err)
 		}
 		info, err := workspace.StatFD(child, name)
 		if err != nil {
-			unix.Close(child)
+			closeFD(child)
 			return nil, t.fail(fd, err)
 		}
-		_ = unix.Fsync(parent)
+		syncDir(parent)
 		t.made = append(t.made, madeDir{parent: parent, fd: child, name: name, info: info})
 		parent = child
 	}
@@ -92,11 +87,14 @@ func (t *Target) fail(base int, err error) error {
 		err = fmt.Errorf("%w; and removing the folders made failed: %v", err, uerr)
 	}
 	if len(t.made) == 0 {
-		unix.Close(base)
+		closeFD(base)
 	}
 	t.Close()
 	return err
 }
+
+// errBaseNotDir is openBase's answer for a file where a folder was expected.
+var errBaseNotDir = errors.New("a path above the target is a file, not a folder")
 
 // Made is how many folders were made, the target included.
 func (t *Target) Made() int { return len(t.made) }
@@ -128,11 +126,11 @@ func (t *Target) Undo() error {
 			errs = append(errs, errors.New("a folder this write made was moved or replaced and was left alone"))
 			continue
 		}
-		if err := unix.Unlinkat(m.parent, m.name, unix.AT_REMOVEDIR); err != nil {
+		if err := removeDirAt(m.parent, m.name); err != nil {
 			errs = append(errs, fmt.Errorf("a folder this write made could not be removed: %w", err))
 			continue
 		}
-		_ = unix.Fsync(m.parent)
+		syncDir(m.parent)
 	}
 	return errors.Join(errs...)
 }
@@ -141,9 +139,9 @@ func (t *Target) Undo() error {
 func (t *Target) Close() {
 	for i, m := range t.made {
 		if i == 0 {
-			unix.Close(m.parent)
+			closeFD(m.parent)
 		}
-		unix.Close(m.fd)
+		closeFD(m.fd)
 	}
 	t.made = nil
 }

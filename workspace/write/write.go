@@ -1,7 +1,8 @@
 // Package write owns every write Vivary makes into a workspace: the governed
 // record, init's scaffold and adopt's changes all go through it. Each step
 // acts through directory handles opened O_DIRECTORY|O_NOFOLLOW one component
-// at a time from the bound root and held for the whole transaction: folders
+// at a time from the bound root and held for the whole transaction (on
+// Windows by the means sys_windows.go describes): folders
 // are made with mkdirat, files are written to a temp file created with
 // openat(O_CREAT|O_EXCL|O_NOFOLLOW) in their own folder, fsynced, and put in
 // place with renameat2(RENAME_NOREPLACE) (a new file) or an atomic exchange
@@ -20,9 +21,8 @@ package write
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -93,7 +93,7 @@ func Open(ws *workspace.Workspace, tag string) (*Root, error) {
 	info, err := workspace.StatFD(fd, ".")
 	dev, ino := ws.Identity()
 	if err != nil || info.Dev != dev || info.Ino != ino {
-		unix.Close(fd)
+		closeFD(fd)
 		return nil, ErrMoved
 	}
 	r := &Root{ws: ws, tag: tag, dirs: map[string]*Dir{}, lock: -1}
@@ -104,32 +104,26 @@ func Open(ws *workspace.Workspace, tag string) (*Root, error) {
 // Close releases every held handle and the lock.
 func (r *Root) Close() error {
 	for _, d := range r.dirs {
-		unix.Close(d.fd)
+		closeFD(d.fd)
 	}
 	r.dirs = map[string]*Dir{}
 	if r.lock >= 0 {
-		unix.Close(r.lock)
+		unlock(r.lock)
 		r.lock = -1
 	}
 	return nil
 }
 
-// Lock takes an exclusive, non-blocking flock on the root folder, held until
-// Close, so two writers never interleave in one workspace. No lock file is
-// made, and a killed holder frees it.
+// Lock takes an exclusive, non-blocking lock on the root folder (flock; on
+// Windows a named event of the root's identity), held until Close, so two
+// writers never interleave in one workspace. No lock file is made, and a
+// killed holder frees it.
 func (r *Root) Lock() error {
-	fd, err := r.ws.OpenDir("")
+	lock, err := lockRoot(r.ws)
 	if err != nil {
 		return err
 	}
-	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		unix.Close(fd)
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return ErrBusy
-		}
-		return err
-	}
-	r.lock = fd
+	r.lock = lock
 	return nil
 }
 
@@ -161,7 +155,7 @@ func checkRel(rel string) error {
 
 // Dir returns the held handle of the existing folder rel, reaching it from
 // the nearest held ancestor with no link followed. A missing folder is an
-// error satisfying errors.Is(err, unix.ENOENT); a link is ErrLink.
+// error satisfying errors.Is(err, fs.ErrNotExist); a link is ErrLink.
 func (r *Root) Dir(rel string) (*Dir, error) {
 	d, _, err := r.reach(rel, false)
 	return d, err
@@ -193,16 +187,14 @@ func (r *Root) reach(rel string, create bool) (*Dir, []string, error) {
 	if err != nil {
 		return nil, made, err
 	}
-	open := func() (int, error) {
-		return unix.Openat(parent.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	}
+	open := func() (int, error) { return workspace.OpenDirAt(parent.fd, name) }
 	fd, err := open()
 	created := false
-	if errors.Is(err, unix.ENOENT) && create {
+	if errors.Is(err, fs.ErrNotExist) && create {
 		if err := hook(StepMkdir, rel); err != nil {
 			return nil, made, err
 		}
-		if err := unix.Mkdirat(parent.fd, name, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+		if err := mkdirAt(parent.fd, name); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, made, err
 		} else if err == nil {
 			created = true
@@ -210,7 +202,7 @@ func (r *Root) reach(rel string, create bool) (*Dir, []string, error) {
 		fd, err = open()
 	}
 	if err != nil {
-		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+		if errors.Is(err, workspace.ErrLink) {
 			err = ErrLink
 		}
 		// A folder this call made that is no longer a plain folder under
@@ -219,14 +211,14 @@ func (r *Root) reach(rel string, create bool) (*Dir, []string, error) {
 	}
 	info, err := workspace.StatFD(fd, name)
 	if err != nil {
-		unix.Close(fd)
+		closeFD(fd)
 		return nil, made, err
 	}
 	d := &Dir{root: r, fd: fd, rel: rel, info: info, created: created}
 	r.dirs[rel] = d
 	if created {
 		made = append(made, rel)
-		_ = unix.Fsync(parent.fd)
+		syncDir(parent.fd)
 	}
 	return d, made, nil
 }
@@ -260,11 +252,11 @@ func (r *Root) RemoveMade(made []string) error {
 			errs = append(errs, fmt.Errorf("a folder this write made was moved or replaced and was left alone"))
 			continue
 		}
-		if err := unix.Unlinkat(parent.fd, name, unix.AT_REMOVEDIR); err != nil {
+		if err := removeDirAt(parent.fd, name); err != nil {
 			errs = append(errs, fmt.Errorf("a folder this write made could not be removed: %w", err))
 			continue
 		}
-		_ = unix.Fsync(parent.fd)
+		syncDir(parent.fd)
 	}
 	return errors.Join(errs...)
 }
@@ -300,7 +292,7 @@ func (r *Root) RemoveEmptyDir(rel string) error {
 	}
 	parentRel, name := splitRel(rel)
 	parent, err := r.Dir(parentRel)
-	if errors.Is(err, unix.ENOENT) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
@@ -313,16 +305,16 @@ func (r *Root) RemoveEmptyDir(rel string) error {
 	if err := hook(StepRmdir, rel); err != nil {
 		return err
 	}
-	if err := unix.Unlinkat(parent.fd, name, unix.AT_REMOVEDIR); err != nil {
-		if errors.Is(err, unix.ENOTEMPTY) || errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOENT) {
+	if err := removeDirAt(parent.fd, name); err != nil {
+		if notEmpty(err) || errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		return err
 	}
 	if d, ok := r.dirs[rel]; ok {
-		unix.Close(d.fd)
+		closeFD(d.fd)
 		delete(r.dirs, rel)
 	}
-	_ = unix.Fsync(parent.fd)
+	syncDir(parent.fd)
 	return nil
 }

@@ -53,7 +53,7 @@ func primitives(t *testing.T, f func(t *testing.T)) {
 	t.Run("native", f)
 	t.Run("fallback", func(t *testing.T) {
 		defer func(r, x func(int, string, string) error) { renameAt, exchangeAt = r, x }(renameAt, exchangeAt)
-		renameAt = linkNoReplace
+		renameAt = portableRename
 		exchangeAt = func(int, string, string) error { return errNoExchange }
 		f(t)
 	})

@@ -1,0 +1,15 @@
+//go:build unix
+
+package produce_test
+
+import (
+	"syscall"
+	"testing"
+)
+
+// mkfifo makes a FIFO at path.
+func mkfifo(t *testing.T, path string) {
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

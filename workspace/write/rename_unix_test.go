@@ -1,0 +1,6 @@
+//go:build unix
+
+package write
+
+// portableRename is the no-replace rename every Unix has.
+var portableRename = linkNoReplace

@@ -1,0 +1,4 @@
+package write
+
+// portableRename: Windows has one no-replace rename.
+var portableRename = renameNoReplace
