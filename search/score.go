@@ -115,6 +115,16 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if pl == nil {
 			continue
 		}
+		idf, onlyMatched := idfs[i], i >= named
+		// descOf is, per set of fields matched, the bonus of a match in the
+		// title or the description (described): a load, not a branch, per
+		// posting.
+		var descOf [1 << nFields]float64
+		for f := range descOf {
+			if f&(1<<fTitle|1<<fMeta) != 0 {
+				descOf[f] = described * idf
+			}
+		}
 		for j, p := range pl.ps {
 			if j%4096 == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -132,17 +142,14 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 				}
 			}
 			c := &acc[p.slot]
-			if i >= named && c.fields == 0 {
-				continue
-			}
-			if c.fields == 0 && c.score == 0 {
+			if c.fields == 0 {
+				if onlyMatched {
+					continue
+				}
 				c.slot = p.slot
 				touched = append(touched, p.slot)
 			}
-			c.score += idfs[i] * w * (k1 + 1) / (k1 + w)
-			if fields&(1<<fTitle|1<<fMeta) != 0 {
-				c.score += described * idfs[i]
-			}
+			c.score += idf*w*(k1+1)/(k1+w) + descOf[fields]
 			c.fields |= fields
 		}
 	}
