@@ -59,7 +59,11 @@ func runFirst(roots []string, runs, maxCalls int, question string) error {
 		for i, name := range []string{"rg -l --hidden", "vivary query", "vivary find", "vivary check"} {
 			c := cmds[i]
 			w, cpu := summarize(c.ds, c.peak), summarize(c.cpu, 0)
-			fmt.Printf("%-26s %11s %11s %8s %7dMi\n", name, secs(w.median), secs(cpu.median), ratio(cpu.median, fl.median), w.rssKiB/1024)
+			note := ""
+			if c.refused {
+				note = " (answered: more than 200 findings)"
+			}
+			fmt.Printf("%-26s %11s %11s %8s %7dMi%s\n", name, secs(w.median), secs(cpu.median), ratio(cpu.median, fl.median), w.rssKiB/1024, note)
 		}
 		if err := firstContact(mcpBin, root, edit, runs, maxCalls, question, fl.median); err != nil {
 			return err

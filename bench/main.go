@@ -60,6 +60,9 @@ type cold struct {
 	cpu  []time.Duration // user and system CPU of each child
 	peak int64
 	fn   func() error // in this process instead of a child
+	// refused is set when a check answered with a work limit (too many
+	// findings): it did the work, then refused to list them.
+	refused bool
 }
 
 // spawnInterleaved runs every command once per round, n rounds, so a drift
@@ -82,11 +85,15 @@ func spawnInterleaved(n int, cmds []*cold) error {
 			d := time.Since(start)
 			if err != nil {
 				// rg exits 1 when the word is nowhere, and vivary check when
-				// it found problems; anything else failed.
-				findings := filepath.Base(c.name) == "rg" || len(c.args) > 0 && c.args[0] == "check"
-				if ee, ok := err.(*exec.ExitError); !ok || !findings || ee.ExitCode() > 1 {
+				// it found problems, or 2 when it found too many to list;
+				// anything else failed.
+				check := len(c.args) > 0 && c.args[0] == "check"
+				tooMany := check && strings.Contains(string(out), `"work_limit_exceeded"`)
+				ee, ok := err.(*exec.ExitError)
+				if !ok || !(filepath.Base(c.name) == "rg" || check) || ee.ExitCode() > 1 && !tooMany {
 					return fmt.Errorf("%s: %v\n%s", c.name, err, out)
 				}
+				c.refused = c.refused || tooMany
 			}
 			c.ds = append(c.ds, d)
 			c.cpu = append(c.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())

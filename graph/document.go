@@ -423,6 +423,32 @@ func Build(docs []*Document) *Graph {
 	return g
 }
 
+// Replace is Build(docs) for docs that are g's documents with each of
+// old replaced in place by the document at the same index of by. When
+// every replacement keeps its id, the nodes are g's, copied, with the
+// replaced documents' own nodes made again: an edit costs no pass that
+// builds every node. Otherwise it builds the graph afresh.
+func (g *Graph) Replace(docs, old, by []*Document) *Graph {
+	if len(old) != len(by) {
+		return Build(docs)
+	}
+	for i, o := range old {
+		if o == nil || by[i] == nil || o.ID != by[i].ID {
+			return Build(docs)
+		}
+	}
+	ng := &Graph{Nodes: maps.Clone(g.Nodes), docs: docs}
+	for i, o := range old {
+		// Only the first document with an id in path order is its node;
+		// the new one stands where the old one stood.
+		if n := ng.Nodes[o.ID]; n != nil && n.Doc == o {
+			d := by[i]
+			ng.Nodes[d.ID] = &Node{ID: d.ID, Type: d.Type, Path: d.Path, Doc: d}
+		}
+	}
+	return ng
+}
+
 // Edges are every document's edges, sorted by source id, field and
 // target, each marked broken when no document has its target as its id.
 func (g *Graph) Edges() []GraphEdge {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -443,4 +444,46 @@ func FuzzSlugify(f *testing.F) {
 			t.Fatalf("Slugify(%q) = %q, want %q", s, got, want)
 		}
 	})
+}
+
+// A graph with documents replaced in place has the nodes and edges of one
+// built from the new documents: the first document with an id is its
+// node, a changed type shows, and a changed id builds afresh.
+func TestReplaceIsBuild(t *testing.T) {
+	cfg := thinConfig(t)
+	doc := func(path, text string) *graph.Document { return graph.Analyze(cfg, path, "ws", text, 1, 1) }
+	a := doc("changes/a.md", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: [m]\n---\n")
+	m := doc("modules/m.md", "---\nproject: p\nstatus: active\nmodule_area: x\n---\n")
+	m2 := doc("other/m.md", "---\nproject: p\n---\n") // the same id, later in path order
+	docs := []*graph.Document{a, m, m2}
+	g := graph.Build(docs)
+	for _, c := range []struct {
+		name string
+		at   int
+		by   *graph.Document
+	}{
+		{"owner edited", 1, doc("modules/m.md", "---\nproject: q\nstatus: active\nmodule_area: y\n---\n")},
+		{"owner retyped", 1, doc("modules/m.md", "---\ntype: note\n---\n")},
+		{"second of an id", 2, doc("other/m.md", "---\nproject: r\n---\n")},
+		{"edges changed", 0, doc("changes/a.md", "---\nproject: p\nstatus: done\nslice: s\nrelated_modules: [m, gone]\n---\n")},
+		{"id changed", 0, doc("changes/a.md", "---\nid: b\nproject: p\nstatus: done\nslice: s\n---\n")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			next := slices.Clone(docs)
+			next[c.at] = c.by
+			got, want := g.Replace(next, []*graph.Document{docs[c.at]}, []*graph.Document{c.by}), graph.Build(next)
+			if fmt.Sprint(nodes(got)) != fmt.Sprint(nodes(want)) || fmt.Sprint(got.Edges()) != fmt.Sprint(want.Edges()) {
+				t.Fatalf("replaced %v %v\nbuilt %v %v", nodes(got), got.Edges(), nodes(want), want.Edges())
+			}
+		})
+	}
+}
+
+func nodes(g *graph.Graph) []string {
+	var out []string
+	for id, n := range g.Nodes {
+		out = append(out, fmt.Sprintf("%s=%s:%s:%s:%p", id, n.ID, n.Type, n.Path, n.Doc))
+	}
+	slices.Sort(out)
+	return out
 }

@@ -1,11 +1,12 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/policy"
@@ -22,39 +23,27 @@ const (
 	nFields
 )
 
-// posting is one document holding a term: its slot and the term's count
-// per field, saturated at 255 (the score saturates long before).
-type posting struct {
-	slot uint32
-	tf   [nFields]uint8
-}
-
-// plist is the postings of one term, in slot order. Postings of a
-// removed document stay until the next compaction (see remove): df
-// counts only the live ones.
-type plist struct {
-	ps []posting
-}
-
 // Prepared is what the snapshot's read pass computes per document for the
 // index: its distinct terms with their counts per field (dropped once
-// indexed, packed into three allocations while they wait) and its field
-// lengths.
+// indexed, packed into one allocation while they wait: a first search
+// holds every document's at once) and its field lengths.
 type Prepared struct {
-	blob            string   // the distinct terms, end to end
-	ends            []uint32 // where each term of blob ends
-	tfs             [][nFields]uint8
+	// terms is each distinct term, a 0 byte (never in a term) and its
+	// counts (appendTF), end to end.
+	terms           []byte
 	lens            [nFields]int32
 	idKey, titleKey string // the id's and the title's terms, joined by "-"
 	focus           *Focus // the terms kept, when not all are
 	spent           bool   // indexed: the terms moved into an index
+	held            *held  // its share of the budget, for Prepare's
 }
 
-func (p *Prepared) each(fn func(term string, tf [nFields]uint8)) {
-	start := uint32(0)
-	for i, end := range p.ends {
-		fn(p.blob[start:end], p.tfs[i])
-		start = end
+func (p *Prepared) each(fn func(term []byte, tf [nFields]uint8)) {
+	for i := 0; i < len(p.terms); {
+		end := i + bytes.IndexByte(p.terms[i:], 0)
+		tf, next := readTF(p.terms, end+1)
+		fn(p.terms[i:end], tf)
+		i = next
 	}
 }
 
@@ -68,8 +57,42 @@ type scratch struct {
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
 // Prepare tokenizes d, whose text is text, for the index; it is
-// snapshot.Options.Prepare.
-func Prepare(d *graph.Document, text string) any { return prepare(d, text) }
+// snapshot.Options.Prepare. Past the process's budget of prepared terms
+// it returns nil: the index reads that document again when it indexes it,
+// a batch at a time (see Update).
+func Prepare(d *graph.Document, text string) any {
+	if preparedBytes.Load() > preparedBudget {
+		return nil
+	}
+	p := prepare(d, text)
+	p.held = &held{n: int64(cap(p.terms))}
+	preparedBytes.Add(p.held.n)
+	// A snapshot that is never indexed (a refused or retried call) gives
+	// its share back when it is collected.
+	runtime.AddCleanup(p, (*held).release, p.held)
+	return p
+}
+
+// preparedBudget bounds the bytes of terms that read passes hold for the
+// indexes of this process at once: a first search of a big vault would
+// otherwise hold every document's terms before indexing one (about 4 KB
+// a note of a person's vocabulary, 200 MB at 50,000 notes) on top of the
+// index it builds.
+const preparedBudget = 48 << 20
+
+var preparedBytes atomic.Int64
+
+// held is one Prepared's share of the budget.
+type held struct {
+	n    int64
+	done atomic.Bool
+}
+
+func (h *held) release() {
+	if h != nil && h.done.CompareAndSwap(false, true) {
+		preparedBytes.Add(-h.n)
+	}
+}
 
 func prepare(d *graph.Document, text string) *Prepared { return prepareFor(d, text, nil) }
 
@@ -83,6 +106,10 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 		scratches.Put(sc)
 	}()
 	p := &Prepared{focus: focus}
+	sc.tok.firsts = nil
+	if focus != nil {
+		sc.tok.firsts = &focus.lens
+	}
 	add := func(f int, text string) {
 		sc.tok.scan(text, func(t token) {
 			p.lens[f]++
@@ -104,10 +131,20 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 		add(fMeta, graph.Stringify(f.Value))
 	}
 	add(fPath, d.Path)
-	b := body(text)
-	add(fMeta, lead(b))
-	add(fBody, b)
-	p.blob, p.ends, p.tfs = string(sc.terms.blob), slices.Clone(sc.terms.ends), slices.Clone(sc.tfs)
+	bd := body(text)
+	add(fMeta, lead(bd))
+	add(fBody, bd)
+	n := len(sc.terms.blob)
+	for _, tf := range sc.tfs {
+		n += 1 + tfLen(tf)
+	}
+	p.terms = make([]byte, 0, n)
+	start := uint32(0)
+	for i, end := range sc.terms.ends {
+		p.terms = append(p.terms, sc.terms.blob[start:end]...)
+		p.terms = appendTF(append(p.terms, 0), sc.tfs[i])
+		start = end
+	}
 	p.idKey, p.titleKey = nameKey(d.ID), nameKey(d.Title)
 	return p
 }
@@ -181,7 +218,17 @@ func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read R
 	if ix.snap == s {
 		return nil
 	}
-	gone, added := ix.diff(s)
+	// The snapshot the index describes holds exactly the indexed
+	// documents; after a failed Update there is none to compare with.
+	var gone []*graph.Document
+	var added []int
+	ok := false
+	if ix.snap != nil {
+		gone, added, ok = diffInPlace(ix.snap.Docs, s.Docs)
+	}
+	if !ok {
+		gone, added = ix.diff(s)
+	}
 	ix.remove(gone)
 	ix.snap = nil
 	if len(gone)+len(added) > 0 {
@@ -199,49 +246,54 @@ func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read R
 			missing = append(missing, j)
 		}
 	}
-	// Documents the read pass did not tokenize (a reader whose first
-	// snapshot did not prepare, or a second index over one snapshot) are
-	// read again and tokenized on every core.
-	errs := make([]error, len(missing))
-	tokenized := make([]bool, len(added))
-	parallel(len(missing), func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			d := s.Docs[added[missing[k]]]
-			var text string
-			if text, errs[k] = read(d); errs[k] == nil {
-				prepared[missing[k]] = prepareFor(d, text, ix.focus)
-				tokenized[missing[k]] = true
-			} else {
-				prepared[missing[k]] = nil
-			}
-		}
-	})
-	// What was tokenized here is indexed even when a read failed or ctx
-	// ended (adding costs a fraction of tokenizing), so a cut call's work
-	// is not done twice; once ctx ends, nothing else is.
-	var failed error
-	for _, err := range errs {
-		if err != nil {
-			failed = err
-			break
-		}
-	}
-	stopped := false
+	// What the read pass tokenized goes in first, freeing its terms,
+	// until ctx ends. Slots need not follow the snapshot's order: ties
+	// rank by path.
+	next := 0
 	for j, i := range added {
-		if prepared[j] == nil {
+		if next < len(missing) && missing[next] == j {
+			next++
 			continue
 		}
-		if !tokenized[j] && (stopped || ctx.Err() != nil) {
-			stopped = true
-			continue
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		ix.add(s.Docs[i], prepared[j])
 	}
-	if stopped {
-		return ctx.Err()
-	}
-	if failed != nil {
-		return failed
+	// Documents the read pass did not tokenize (past the budget, a
+	// reader whose first snapshot did not prepare, or a second index over
+	// one snapshot) are read again and tokenized on every core, a batch at
+	// a time, so their terms never all wait at once. What a batch
+	// tokenized is indexed even when a read failed or ctx ended (adding
+	// costs a fraction of tokenizing), so a cut call's work is not done
+	// twice; the next Update compares documents again.
+	const batch = 1024
+	for lo := 0; lo < len(missing); lo += batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ms := missing[lo:min(lo+batch, len(missing))]
+		errs := make([]error, len(ms))
+		parallel(len(ms), func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				d := s.Docs[added[ms[k]]]
+				var text string
+				if text, errs[k] = read(d); errs[k] == nil {
+					prepared[ms[k]] = prepareFor(d, text, ix.focus)
+				}
+			}
+		})
+		for k, j := range ms {
+			if errs[k] == nil {
+				ix.add(s.Docs[added[j]], prepared[j])
+			}
+			prepared[j] = nil
+		}
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
 	}
 	// Dropping dead postings is a pass over every list: it waits until
 	// the dead are an eighth of the live, so an edit's share of it stays
@@ -251,6 +303,32 @@ func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read R
 	}
 	ix.snap = s
 	return nil
+}
+
+// diffInPlace finds what changed from prev to docs when docs are prev
+// with a few documents replaced in place, as a snapshot after an edit
+// is: a comparison of pointers, where diff looks every document up.
+func diffInPlace(prev, docs []*graph.Document) (gone []*graph.Document, added []int, ok bool) {
+	if len(prev) != len(docs) {
+		return nil, nil, false
+	}
+	for i, d := range docs {
+		if d != prev[i] {
+			if len(added) == 64 {
+				return nil, nil, false
+			}
+			gone, added = append(gone, prev[i]), append(added, i)
+		}
+	}
+	// A document of prev that moved to another place is not gone.
+	for _, g := range gone {
+		for _, i := range added {
+			if docs[i] == g {
+				return nil, nil, false
+			}
+		}
+	}
+	return gone, added, true
 }
 
 // diff finds the indexed documents s no longer holds and those it adds.
@@ -279,21 +357,21 @@ func (ix *Index) add(d *graph.Document, p *Prepared) {
 	for f := range nFields {
 		ix.sumLen[f] += int64(p.lens[f])
 	}
-	p.each(func(term string, tf [nFields]uint8) {
-		pl := ix.post[term]
+	p.each(func(term []byte, tf [nFields]uint8) {
+		pl := ix.post[string(term)]
 		if pl == nil {
 			pl = &plist{}
-			// A key of its own: the blob goes when the terms are indexed.
-			term = strings.Clone(term)
-			ix.post[term] = pl
+			k := string(term)
+			ix.post[k] = pl
 			if ix.prefixes != nil {
-				ix.prefixes.add(term)
+				ix.prefixes.add(k)
 			}
 		}
-		pl.ps = append(pl.ps, posting{slot: slot, tf: tf})
+		pl.add(slot, tf)
 	})
 	// The terms live on in the postings; the snapshot keeps only the lengths.
-	p.blob, p.ends, p.tfs, p.spent = "", nil, nil, true
+	p.terms, p.spent = nil, true
+	p.held.release()
 }
 
 // remove drops documents from the index: their slots die, and their
@@ -323,10 +401,10 @@ func (ix *Index) df(pl *plist) int {
 		return 0
 	}
 	if ix.live == len(ix.slots) {
-		return len(pl.ps)
+		return pl.n
 	}
 	n := 0
-	for _, p := range pl.ps {
+	for _, p := range pl.all() {
 		if ix.slots[p.slot].doc != nil {
 			n++
 		}
@@ -347,20 +425,19 @@ func (ix *Index) compact() {
 		}
 	}
 	for term, pl := range ix.post {
-		out := pl.ps[:0]
-		for _, p := range pl.ps {
+		var out plist
+		for _, p := range pl.all() {
 			if ix.slots[p.slot].doc != nil {
-				p.slot = renum[p.slot]
-				out = append(out, p)
+				out.add(renum[p.slot], p.tf)
 			}
 		}
-		if len(out) == 0 {
+		if out.n == 0 {
 			delete(ix.post, term)
 			if ix.prefixes != nil {
 				ix.prefixes.drop(term)
 			}
 		} else {
-			pl.ps = out
+			*pl = out
 		}
 	}
 	ix.slots = slots

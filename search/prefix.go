@@ -88,7 +88,7 @@ func (ix *Index) prefixScore(t string, weights [][nFields]float32, add func(slot
 	}
 	hit := ix.preHit[:0]
 	for _, u := range longer {
-		for _, p := range ix.post[u].ps { // longer holds only indexed terms
+		for _, p := range ix.post[u].all() { // longer holds only indexed terms
 			fw := &weights[p.slot]
 			if fw[0] < 0 {
 				continue

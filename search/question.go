@@ -37,7 +37,7 @@ func (ix *Index) names(term string) bool {
 	if pl == nil {
 		return false
 	}
-	for _, p := range pl.ps {
+	for _, p := range pl.all() {
 		if sd := &ix.slots[p.slot]; p.tf[fTitle] != 0 && sd.doc != nil && (sd.idKey == term || sd.titleKey == term) {
 			return true
 		}

@@ -125,7 +125,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 				descOf[f] = described * idf
 			}
 		}
-		for j, p := range pl.ps {
+		for j, p := range pl.all() {
 			if j%4096 == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}

@@ -106,6 +106,14 @@ func scan(s string, fn func(t token)) {
 type scanner struct {
 	word  []byte // the word run so far, lowered
 	whole []byte // the compound's runs and joiners, once a joiner is seen
+	// firsts, when set, says which first bytes a term the caller looks
+	// for can start with (non-zero): a word that starts otherwise (and a
+	// compound whose first word does) is handed out empty, because the
+	// caller only counts it, and its bytes are passed over, not lowered
+	// and copied. Stemming keeps a word's first byte, so this changes no
+	// term the caller looks for; a word inside a compound the caller may
+	// look for is still copied, for the compound's term.
+	firsts *[256]uint64
 }
 
 // scan is the package's scan. A run of ASCII letters and digits, nearly
@@ -120,44 +128,64 @@ func (sc *scanner) scan(s string, fn func(t token)) {
 	// letters says word holds only the letters a-z, the words stemBytes
 	// folds.
 	letters := false
+	// skip says the word being read is only counted; wholeSkip says the
+	// same of the compound it belongs to (see firsts).
+	skip, wholeSkip := false, false
+	unwanted := func(b byte) bool { return sc.firsts != nil && sc.firsts[b] == 0 }
 	// emit hands out the word that ended at end; joined says a joiner
 	// follows it, so a compound goes on.
 	emit := func(end int, joined bool) {
 		if parts == 0 {
 			wholeStart = wordStart
 		}
-		if joined || parts > 0 {
+		if !wholeSkip && (joined || parts > 0) {
 			whole = append(whole, word...)
 		}
 		term := word
-		if letters && len(word) > 3 {
+		if skip {
+			term = word[:0]
+		} else if letters && len(word) > 3 && !unwanted(word[0]) {
 			term = stemLetters(word)
 		}
 		fn(token{term: term, pos: pos, start: wordStart, end: end})
 		pos++
 		parts++
 		word = word[:0]
-		wordStart = -1
+		wordStart, skip = -1, false
 		wholeEnd = end
 	}
 	endCompound := func() {
 		if parts > 1 {
-			fn(token{term: whole, pos: pos - parts, start: wholeStart, end: wholeEnd, parts: parts})
+			term := whole
+			if wholeSkip {
+				term = whole[:0]
+			}
+			fn(token{term: term, pos: pos - parts, start: wholeStart, end: wholeEnd, parts: parts})
 		}
-		parts, whole = 0, whole[:0]
+		parts, whole, wholeSkip = 0, whole[:0], false
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if asciiWord[c] != 0 {
 			if wordStart < 0 {
 				wordStart, letters = i, true
+				// A compound's later word is copied unless the compound
+				// is only counted.
+				skip = unwanted(asciiWord[c]) && (parts == 0 || wholeSkip)
+				if parts == 0 {
+					wholeSkip = skip
+				}
 			}
 			var digits bool
-			word, i, digits = appendRun(word, s, i)
+			if skip {
+				i, digits = skipRun(s, i)
+			} else {
+				word, i, digits = appendRun(word, s, i)
+			}
 			letters = letters && !digits
 			continue
 		}
-		if c < utf8.RuneSelf && len(word) == 0 && parts == 0 && c != '[' && c != ']' {
+		if c < utf8.RuneSelf && wordStart < 0 && parts == 0 && c != '[' && c != ']' {
 			i++ // between words: nothing to end
 			continue
 		}
@@ -169,24 +197,31 @@ func (sc *scanner) scan(s string, fn func(t token)) {
 		case r >= utf8.RuneSelf && isWordRune(r):
 			if wordStart < 0 {
 				wordStart, letters = i, true
+				if parts == 0 {
+					wholeSkip = false
+				}
 			}
 			lr := unicode.ToLower(r)
 			letters = letters && 'a' <= lr && lr <= 'z'
-			word = utf8.AppendRune(word, lr)
+			if !skip {
+				word = utf8.AppendRune(word, lr)
+			}
 		case (r == '[' || r == ']') && mnemonicBracket(s, i):
 			// read through: the word goes on
-		case isJoiner(r) && len(word) > 0 && after(s, i+n):
+		case isJoiner(r) && wordStart >= 0 && after(s, i+n):
 			emit(i, true)
-			whole = append(whole, byte(r))
+			if !wholeSkip {
+				whole = append(whole, byte(r))
+			}
 		default:
-			if len(word) > 0 {
+			if wordStart >= 0 {
 				emit(i, false)
 			}
 			endCompound()
 		}
 		i += n
 	}
-	if len(word) > 0 {
+	if wordStart >= 0 {
 		emit(len(s), false)
 	}
 	endCompound()
@@ -288,6 +323,32 @@ func appendRun(word []byte, s string, i int) (_ []byte, end int, digits bool) {
 		word = append(word, c)
 	}
 	return word, i, digits
+}
+
+// skipRun is appendRun without the copy: where the run that starts at
+// s[i] ends, and whether it holds a digit.
+func skipRun(s string, i int) (end int, digits bool) {
+	for i+8 <= len(s) {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		d, l := classify(x)
+		stop := ^(d | l) & highs
+		if stop == 0 {
+			digits = digits || d != 0
+			i += 8
+			continue
+		}
+		n := bits.TrailingZeros64(stop) / 8
+		return i + n, digits || d&(1<<(8*n)-1) != 0
+	}
+	for ; i < len(s); i++ {
+		c := asciiWord[s[i]]
+		if c == 0 {
+			break
+		}
+		digits = digits || c <= '9'
+	}
+	return i, digits
 }
 
 // classify marks, with 0x80, the bytes of x that are ASCII digits (d) and

@@ -211,7 +211,7 @@ func policyFiles(ws *workspace.Workspace, col *collector) (thin bool, cands []ca
 // assemble builds the snapshot from a plan and what reading its jobs gave
 // (in the jobs' order). started is when the oldest of the stamps it keeps
 // was taken: a stamp that recent proves nothing.
-func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []docResult, started time.Time) (*Snapshot, error) {
+func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []docResult, started time.Time, graphOf func([]*graph.Document) *graph.Graph) (*Snapshot, error) {
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}
@@ -254,7 +254,10 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 		snap.Prepared = append(snap.Prepared, res.prepared)
 		docs = append(docs, res.json)
 	}
-	snap.Graph = graph.Build(snap.Docs)
+	if graphOf == nil {
+		graphOf = graph.Build
+	}
+	snap.Graph = graphOf(snap.Docs)
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}

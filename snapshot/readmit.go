@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 
+	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
 
@@ -85,6 +86,17 @@ func readmit(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed,
 		}
 		results[i] = read[k]
 	}
+	// The graph is prev's with the documents read again in their places.
+	graphOf := func(docs []*graph.Document) *graph.Graph {
+		var old, by []*graph.Document
+		for _, i := range idx {
+			old, by = append(old, prev.results[i].doc), append(by, results[i].doc)
+		}
+		if prev.Graph == nil {
+			return graph.Build(docs)
+		}
+		return prev.Graph.Replace(docs, old, by)
+	}
 	// Every stamp kept is as old as prev's oldest; the new ones are newer.
-	return assemble(ctx, ws, &np, results, prev.started)
+	return assemble(ctx, ws, &np, results, prev.started, graphOf)
 }

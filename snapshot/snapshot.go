@@ -148,7 +148,7 @@ func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, pr
 			return nil, finished(p, results, prev, started), err
 		}
 	}
-	snap, err = assemble(ctx, ws, p, results, started)
+	snap, err = assemble(ctx, ws, p, results, started, nil)
 	if err != nil {
 		return nil, finished(p, results, prev, started), err
 	}
