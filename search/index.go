@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/vivary-dev/vivary-go/graph"
+	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/snapshot"
 )
 
@@ -130,7 +131,9 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 		add(fMeta, graph.Stringify(f.Value))
 	}
 	add(fPath, d.Path)
-	add(fBody, body(text))
+	bd := body(text)
+	add(fMeta, lead(bd))
+	add(fBody, bd)
 	n := len(sc.terms.blob)
 	for _, tf := range sc.tfs {
 		n += 1 + tfLen(tf)
@@ -142,7 +145,7 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 		p.terms = appendTF(append(p.terms, 0), sc.tfs[i])
 		start = end
 	}
-	p.idKey, p.titleKey = strings.Join(Terms(d.ID), "-"), strings.Join(Terms(d.Title), "-")
+	p.idKey, p.titleKey = nameKey(d.ID), nameKey(d.Title)
 	return p
 }
 
@@ -179,8 +182,16 @@ type Index struct {
 	sumLen [nFields]int64
 	// scratch of Search
 	weights [][nFields]float32 // nil after a change
-	acc     []cand
-	touched []uint32
+	// contract are the slots of the workspace's contract files, found with
+	// weights under the policy contractOf.
+	contract   []uint32
+	contractOf *policy.Config
+	prefixes   prefixTable // nil until a search needs it
+	preSum     []float64   // scratch of prefixScore
+	preFields  []uint8
+	preHit     []uint32
+	acc        []cand
+	touched    []uint32
 }
 
 // NewIndex returns an empty index; Update fills it.
@@ -350,7 +361,11 @@ func (ix *Index) add(d *graph.Document, p *Prepared) {
 		pl := ix.post[string(term)]
 		if pl == nil {
 			pl = &plist{}
-			ix.post[string(term)] = pl
+			k := string(term)
+			ix.post[k] = pl
+			if ix.prefixes != nil {
+				ix.prefixes.add(k)
+			}
 		}
 		pl.add(slot, tf)
 	})
@@ -418,13 +433,16 @@ func (ix *Index) compact() {
 		}
 		if out.n == 0 {
 			delete(ix.post, term)
+			if ix.prefixes != nil {
+				ix.prefixes.drop(term)
+			}
 		} else {
 			*pl = out
 		}
 	}
 	ix.slots = slots
 	ix.weights = nil
-	ix.acc = nil
+	ix.acc, ix.preSum, ix.preFields = nil, nil, nil
 }
 
 // edgeText is the field names and targets of d's resolved edges, for the
