@@ -108,6 +108,19 @@ func firstContact(bin, root, edit string, runs, maxCalls int, question string, r
 		fmt.Printf("; refused: %s", strings.Join(refusals, ", "))
 	}
 	fmt.Println()
+	// A second question: the server's first answer came from an index of
+	// the first question's terms; this one builds the full index.
+	_, a := mcpArgs("query", "snapshot cache budget")
+	t0, cpu0 := time.Now(), procCPU(s.cmd.Process.Pid)
+	calls = 0
+	for answered = false; !answered && calls < maxCalls; {
+		calls++
+		if answered, _, err = s.try("vivary_query", a); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("a second question (the full index): answered %v on call %d after %s; server CPU %s\n",
+		answered, calls, secs(time.Since(t0)), secs(procCPU(s.cmd.Process.Pid)-cpu0))
 	var warm, edited []time.Duration
 	for i := 0; i < runs; i++ {
 		_, a := mcpArgs("query", questions[i%len(questions)])

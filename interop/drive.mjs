@@ -87,7 +87,7 @@ async function progress(label, client, gate, callTool) {
 function gated() {
   const dir = mkdtempSync(join(tmpdir(), 'vivary-interop-'));
   const gate = join(dir, 'gate');
-  const env = { PATH: process.env.PATH, VIVARY_MCP_TEST_PRODUCER: `hold:${gate}` };
+  const env = { PATH: process.env.PATH, VIVARY_MCP_TEST_WARM: 'off', VIVARY_MCP_TEST_PRODUCER: `hold:${gate}` };
   return { gate, env, done: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -90,7 +90,10 @@ func Admit(ctx context.Context, ws *workspace.Workspace, candidates []string, op
 // one when ig is nil.
 func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates []string, opt Options) (*Admission, error) {
 	cands := uniqueSorted(candidates)
-	for _, c := range cands {
+	for i, c := range cands {
+		if i%1024 == 1023 && ctx.Err() != nil {
+			return nil, reason.Wrap(reason.ProducerUnavailable, "cancelled", ctx.Err())
+		}
 		if why := guard.PathFault(c, 4096); why != "" {
 			return nil, reason.New(reason.PathRefused, "a candidate path is not a safe relative path ("+why+")")
 		}
@@ -118,7 +121,10 @@ func admit(ctx context.Context, ws *workspace.Workspace, ig *ignorer, candidates
 	// Sorted candidates come folder by folder: a folder's verdict is
 	// reached once for all its files, and each file's own name is read.
 	lastDir, dirSensitive := "", false
-	for _, c := range cands {
+	for i, c := range cands {
+		if i%1024 == 1023 && ctx.Err() != nil {
+			return nil, reason.Wrap(reason.ProducerUnavailable, "cancelled", ctx.Err())
+		}
 		dir, name := "", c
 		if i := strings.LastIndexByte(c, '/'); i >= 0 {
 			dir, name = c[:i], c[i+1:]

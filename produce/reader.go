@@ -37,6 +37,12 @@ type Reader struct {
 	index   *search.Index
 	// searched is set by the first search.
 	searched atomic.Bool
+	// serving is a NewServingReader's; focus is the question its read
+	// passes prepare for until a question needs the full index, and began
+	// says its first search set it (see ranked).
+	serving bool
+	began   bool
+	focus   atomic.Pointer[search.Focus]
 }
 
 // NewReader returns a Reader over ws. Its snapshots tokenize the documents
@@ -53,10 +59,13 @@ func NewReader(ws *workspace.Workspace) *Reader {
 // as they are read, so the index is updated per changed document. Close it
 // when done.
 func NewServingReader(ws *workspace.Workspace) *Reader {
-	r := &Reader{ws: ws, index: search.NewIndex()}
+	r := &Reader{ws: ws, index: search.NewIndex(), serving: true}
 	// Until the first search, nothing is tokenized: a session that only
 	// checks never pays for the index, and its first call stays as quick.
 	r.options = snapshot.Options{Watch: true, Prepare: func(d *graph.Document, text string) any {
+		if f := r.focus.Load(); f != nil {
+			return f.Prepare(d, text)
+		}
 		if r.searched.Load() {
 			return search.Prepare(d, text)
 		}
@@ -91,6 +100,28 @@ func (r *Reader) Close() { r.src(false, "").Close() }
 // Workspace is the bound workspace.
 func (r *Reader) Workspace() *workspace.Workspace { return r.ws }
 
+// Warm reads the workspace ahead of any call, for a serving Reader: the
+// snapshot a first call would take and the search index over it, so that
+// call finds them done (or, cut short, takes up what was done, as after any
+// cut call). It writes nothing, and stops soon after ctx ends.
+func (r *Reader) Warm(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	snap, err := r.src(true, "").Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	// The read pass prepared every note for the full index, so indexing
+	// them costs a fraction of what it did: a first question then goes on
+	// with this index rather than reading every note again for a focused
+	// one (see ranked). A warm cut in its read pass leaves that choice to
+	// the first question.
+	r.began = true
+	// Indexed now, the notes' terms leave the snapshot for the index,
+	// where a first search needs them anyway.
+	return r.index.UpdateContext(ctx, snap, r.read(ctx))
+}
+
 // Snapshot returns a snapshot that describes the tree now.
 func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
 	return r.src(false, "").Snapshot(ctx)
@@ -101,10 +132,23 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
 func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, []projected, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.serving && !r.began {
+		// A server's first question is answered as the one-shot CLI
+		// answers it, from an index of that question's terms: on a big
+		// vault read for the first time, the full index costs several
+		// times that, and the first answer is what a person waits for.
+		// Asked again, it answers warm; a question it cannot answer
+		// builds the full index, which then stays.
+		r.began = true
+		f := search.FocusOn(a.text)
+		r.focus.Store(f)
+		r.index = search.NewFocusedIndex(f)
+	}
 	src := r.src(true, a.text)
 	if !r.index.Answers(a.text) {
 		// Focused on an earlier question: this one needs every term, so
 		// every document is read and tokenized again, once.
+		r.focus.Store(nil)
 		r.index = search.NewIndex()
 	}
 	for retried := false; ; retried = true {

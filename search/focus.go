@@ -19,6 +19,10 @@ type Focus struct {
 	// lens holds, per first byte, the lengths of the terms that start
 	// with it (a bit each, 63 for all longer): most tokens stop here.
 	lens [256]uint64
+	// prefixes are the question's prefixable terms (see prefixable): the
+	// words that continue one are kept too. first marks their first bytes.
+	prefixes map[string][]string
+	first    [256]bool
 }
 
 // FocusOn returns the focus of question.
@@ -28,24 +32,44 @@ func FocusOn(question string) *Focus {
 		f.terms[t] = true
 		f.lens[t[0]] |= lenBit(len(t))
 	}
+	f.prefixes = map[string][]string{}
+	for _, t := range Terms(question) {
+		if prefixable(t) {
+			f.prefixes[t[:minPrefix]] = append(f.prefixes[t[:minPrefix]], t)
+			f.first[t[0]] = true
+		}
+	}
 	return f
 }
 
-// wanted is every term Search may look up for question: its terms and each
-// two neighbours joined.
+// wanted is every term Search may look up for question: its terms, each
+// two neighbours joined, and its stopwords that may be a vault's names.
 func wanted(question string) []string {
 	terms := Terms(question)
 	out := slices.Clone(terms)
 	for i := 0; i+1 < len(terms); i++ {
 		out = append(out, terms[i]+terms[i+1])
 	}
-	return out
+	return append(out, yieldingIn(question)...)
 }
 
 func lenBit(n int) uint64 { return 1 << min(n, 63) }
 
 func (f *Focus) has(term []byte) bool {
-	return len(term) > 0 && f.lens[term[0]]&lenBit(len(term)) != 0 && f.terms[string(term)]
+	if len(term) == 0 {
+		return false
+	}
+	if f.lens[term[0]]&lenBit(len(term)) != 0 && f.terms[string(term)] {
+		return true
+	}
+	if len(term) > minPrefix && f.first[term[0]] {
+		for _, t := range f.prefixes[string(term[:minPrefix])] {
+			if continues(string(term), t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // covers reports whether an index with focus f answers question as a full
@@ -53,6 +77,11 @@ func (f *Focus) has(term []byte) bool {
 func (f *Focus) covers(question string) bool {
 	for _, t := range wanted(question) {
 		if !f.terms[t] {
+			return false
+		}
+	}
+	for _, t := range Terms(question) {
+		if prefixable(t) && !slices.Contains(f.prefixes[t[:minPrefix]], t) {
 			return false
 		}
 	}

@@ -14,10 +14,15 @@ import (
 // An index focused on a question, over a read pass that kept only that
 // question's terms, ranks it exactly as a full index does: the same hits,
 // scores, reasons and snippets. The questions cover joined neighbours
-// ("data base"), identifiers, stopword-only and absent terms.
+// ("data base"), identifiers, stopword-only and absent terms, a stopword
+// that names a note (find) and words that others continue (mongo, data).
 func TestFocusedIndexAnswersAsAFullOne(t *testing.T) {
 	pages, _ := filepath.Glob("../guard/testdata/tldr/*.md")
-	docs := map[string]string{"notes/ids.md": "---\ntype: note\n---\n# DEC-0054 database\n\nSee DEC-0054 and hex dump, hexdump.\n"}
+	docs := map[string]string{
+		"notes/ids.md":     "---\ntype: note\n---\n# DEC-0054 database\n\nSee DEC-0054 and hex dump, hexdump.\n",
+		"notes/find.md":    "# find\n\n> Find files under a directory tree, find them by size.\n",
+		"notes/mongodb.md": "# MongoDB\n\nThe mongodb shell, mongosh, and mongo-tools; databases.\n",
+	}
 	for _, p := range pages {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -39,6 +44,7 @@ func TestFocusedIndexAnswersAsAFullOne(t *testing.T) {
 	for _, q := range []string{
 		"how do I log in to a docker registry", "data base", "hex dump", "DEC-0054",
 		"what is the", "quokka", "create a database user", "Login", "ünïcode ключ",
+		"how do I find large files", "mongo shell", "find", "data",
 	} {
 		focus := search.FocusOn(q)
 		focused := search.NewFocusedIndex(focus)

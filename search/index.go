@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/vivary-dev/vivary-go/graph"
+	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/snapshot"
 )
 
@@ -130,7 +131,9 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 		add(fMeta, graph.Stringify(f.Value))
 	}
 	add(fPath, d.Path)
-	add(fBody, body(text))
+	bd := body(text)
+	add(fMeta, lead(bd))
+	add(fBody, bd)
 	n := len(sc.terms.blob)
 	for _, tf := range sc.tfs {
 		n += 1 + tfLen(tf)
@@ -142,7 +145,7 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 		p.terms = appendTF(append(p.terms, 0), sc.tfs[i])
 		start = end
 	}
-	p.idKey, p.titleKey = strings.Join(Terms(d.ID), "-"), strings.Join(Terms(d.Title), "-")
+	p.idKey, p.titleKey = nameKey(d.ID), nameKey(d.Title)
 	return p
 }
 
@@ -179,8 +182,16 @@ type Index struct {
 	sumLen [nFields]int64
 	// scratch of Search
 	weights [][nFields]float32 // nil after a change
-	acc     []cand
-	touched []uint32
+	// contract are the slots of the workspace's contract files, found with
+	// weights under the policy contractOf.
+	contract   []uint32
+	contractOf *policy.Config
+	prefixes   prefixTable // nil until a search needs it
+	preSum     []float64   // scratch of prefixScore
+	preFields  []uint8
+	preHit     []uint32
+	acc        []cand
+	touched    []uint32
 }
 
 // NewIndex returns an empty index; Update fills it.
@@ -263,7 +274,7 @@ func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read R
 		}
 		ms := missing[lo:min(lo+batch, len(missing))]
 		errs := make([]error, len(ms))
-		parallel(len(ms), func(lo, hi int) {
+		parallelOn(snapshot.Workers(ctx), len(ms), func(lo, hi int) {
 			for k := lo; k < hi; k++ {
 				d := s.Docs[added[ms[k]]]
 				var text string
@@ -350,7 +361,11 @@ func (ix *Index) add(d *graph.Document, p *Prepared) {
 		pl := ix.post[string(term)]
 		if pl == nil {
 			pl = &plist{}
-			ix.post[string(term)] = pl
+			k := string(term)
+			ix.post[k] = pl
+			if ix.prefixes != nil {
+				ix.prefixes.add(k)
+			}
 		}
 		pl.add(slot, tf)
 	})
@@ -418,13 +433,16 @@ func (ix *Index) compact() {
 		}
 		if out.n == 0 {
 			delete(ix.post, term)
+			if ix.prefixes != nil {
+				ix.prefixes.drop(term)
+			}
 		} else {
 			*pl = out
 		}
 	}
 	ix.slots = slots
 	ix.weights = nil
-	ix.acc = nil
+	ix.acc, ix.preSum, ix.preFields = nil, nil, nil
 }
 
 // edgeText is the field names and targets of d's resolved edges, for the
@@ -455,9 +473,12 @@ func hasAny(text string, terms map[string]int) bool {
 	return found
 }
 
-// parallel runs fn over [0,n) split across the cores.
-func parallel(n int, fn func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
+// parallelOn runs fn over [0,n) split across at most workers goroutines
+// (snapshot.Workers: every core, unless the caller asked for fewer); with
+// one, fn runs on the caller's own (a background reader's low-priority
+// thread).
+func parallelOn(workers, n int, fn func(lo, hi int)) {
+	workers = min(workers, n)
 	if workers <= 1 {
 		fn(0, n)
 		return

@@ -60,7 +60,10 @@ func testUpdatedIndex(t *testing.T) {
 		func() {},
 		func() { testws.Write(t, root, "notes/n03.md", "# Note three\n\nplatypus quokka quokka\n") },
 		func() { os.Remove(filepath.Join(root, "notes", "n04.md")) },
-		func() { testws.Write(t, root, "notes/sub/n04.md", "# Moved\n\nwombat numbat platypus\n") },
+		func() {
+			testws.Write(t, root, "notes/sub/n04.md", "# Moved\n\nwombat numbat platypus platypuses platypodes\n")
+		},
+		func() { testws.Write(t, root, "notes/sub/n04.md", "# Moved\n\nwombat numbat\n") },
 		// Two query words written as one, then no more: a joined term
 		// whose only postings are dead is not looked up.
 		func() { testws.Write(t, root, "notes/n05.md", "# Five\n\nplatypusquokka numbat\n") },
@@ -84,7 +87,9 @@ func testUpdatedIndex(t *testing.T) {
 		if err := fresh.Update(snap, read(ws)); err != nil {
 			t.Fatal(err)
 		}
-		for _, q := range []string{"quokka", "numbat wombat", "platypus", "platypus quokka", "bilby 12", "note"} {
+		// "plat" and "numb" are matched as prefixes too: the words that
+		// continue them come and go with the notes.
+		for _, q := range []string{"quokka", "numbat wombat", "platypus", "platypus quokka", "bilby 12", "note", "plat", "numb", "platypo"} {
 			if got, want := render(t, ix, ws, q), render(t, fresh, ws, q); got != want {
 				t.Fatalf("step %d, %q: updated index\n%s\nfresh index\n%s", i, q, got, want)
 			}

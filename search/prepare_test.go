@@ -36,7 +36,7 @@ func refPrepared(d *graph.Document, text string, focus *Focus) preparedOut {
 		refScan(text, func(t token) {
 			o.lens[f]++
 			term := string(t.term)
-			if focus != nil && !focus.terms[term] {
+			if focus != nil && !focus.terms[term] && !refContinues(focus, term) {
 				return
 			}
 			i, ok := at[term]
@@ -57,8 +57,22 @@ func refPrepared(d *graph.Document, text string, focus *Focus) preparedOut {
 		add(fMeta, graph.Stringify(f.Value))
 	}
 	add(fPath, d.Path)
+	add(fMeta, lead(body(text)))
 	add(fBody, body(text))
 	return o
+}
+
+// refContinues reports whether term continues one of focus's prefixable
+// question terms.
+func refContinues(focus *Focus, term string) bool {
+	for _, ts := range focus.prefixes {
+		for _, t := range ts {
+			if strings.HasPrefix(term, t) && len(term) > len(t) && strings.Trim(term[len(t):], "abcdefghijklmnopqrstuvwxyz") == "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func checkPrepared(t *testing.T, text, question string) {

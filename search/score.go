@@ -3,9 +3,7 @@ package search
 import (
 	"context"
 	"math"
-	"slices"
 	"sort"
-	"strings"
 
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/guard"
@@ -20,7 +18,20 @@ var (
 )
 
 const (
-	k1 = 2.0
+	// k1 is where repetition saturates: high enough that a note saying a
+	// word many times (the page about it) outweighs one that says a rarer
+	// word of the question once in passing.
+	k1 = 4.0
+	// idfCap bounds a question word's weight at this share of the mean of
+	// its words' weights: a word that is rare in the vault but not what
+	// the question is about ("piece", "five", "two") cannot outweigh the
+	// words that are.
+	idfCap = 0.8
+	// described weighs, per unit of its idf, a question word in a note's
+	// title or description (its frontmatter or its lead, see lead) on top
+	// of its BM25F score, unsaturated: the page that says it is about the
+	// question's words outranks the longer pages that use them most.
+	described = 2.0
 	// exactTitle weighs a question that is exactly a document's id or
 	// title (a keyword search for it), per unit of the question's idf.
 	exactTitle = 1.0
@@ -67,14 +78,7 @@ type cand struct {
 // hold a query term (or, with edge filters, every kept document), then a
 // proximity bonus, reasons and snippets for the few best.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
-	terms := Terms(q.Text)
-	// "hex dump" also looks for "hexdump": two words a note may write as one.
-	nWords := len(terms)
-	for i := 0; i+1 < nWords; i++ {
-		if j := terms[i] + terms[i+1]; ix.df(ix.post[j]) > 0 && !slices.Contains(terms, j) {
-			terms = append(terms, j)
-		}
-	}
+	terms, nWords, named := ix.questionTerms(q.Text)
 	qt := map[string]int{}
 	var lists []*plist
 	var idfs []float64
@@ -89,6 +93,10 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		lists = append(lists, pl)
 		idfs = append(idfs, idf)
 	}
+	if ix.contractOf != ix.snap.Config {
+		ix.weights = nil
+	}
+	capIDF(idfs, nWords)
 	weights := ix.fieldWeights()
 	// Scores accumulate in arrays indexed by slot, kept between searches
 	// (the owner serialises them) and cleared through the touched list.
@@ -107,6 +115,16 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if pl == nil {
 			continue
 		}
+		idf, onlyMatched := idfs[i], i >= named
+		// descOf is, per set of fields matched, the bonus of a match in the
+		// title or the description (described): a load, not a branch, per
+		// posting.
+		var descOf [1 << nFields]float64
+		for f := range descOf {
+			if f&(1<<fTitle|1<<fMeta) != 0 {
+				descOf[f] = described * idf
+			}
+		}
 		for j, p := range pl.all() {
 			if j%4096 == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -124,12 +142,34 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 				}
 			}
 			c := &acc[p.slot]
-			if c.fields == 0 && c.score == 0 {
+			if c.fields == 0 {
+				if onlyMatched {
+					continue
+				}
 				c.slot = p.slot
 				touched = append(touched, p.slot)
 			}
-			c.score += idfs[i] * w * (k1 + 1) / (k1 + w)
+			c.score += idf*w*(k1+1)/(k1+w) + descOf[fields]
 			c.fields |= fields
+		}
+	}
+	for _, t := range terms[:nWords] {
+		if !prefixable(t) {
+			continue
+		}
+		ix.prefixScore(t, weights, func(slot uint32, score float64, fields uint8) {
+			c := &acc[slot]
+			if c.fields == 0 && c.score == 0 {
+				c.slot = slot
+				touched = append(touched, slot)
+			}
+			c.score += score
+			c.fields |= fields
+		})
+	}
+	if !aboutWorkspace(terms) {
+		for _, s := range ix.contract {
+			acc[s].score = 0
 		}
 	}
 	keep := func(sd *slotDoc) bool {
@@ -138,7 +178,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var exact func(c *cand)
 	bonus := 0.0
 	if nWords > 0 {
-		key := strings.Join(terms[:nWords], "-")
+		key := nameKey(q.Text)
 		sum := 0.0
 		for _, idf := range idfs[:nWords] {
 			sum += idf
@@ -218,7 +258,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		d := ix.slots[c.slot].doc
 		h := Hit{Doc: d, Edges: ix.edges(d), Score: max(1, int(math.Round(c.score*100)))}
 		for f := range nFields {
-			if c.fields&(1<<f) != 0 {
+			// The meta field also counts the body's lead (see lead): a
+			// match there alone is a body match.
+			if c.fields&(1<<f) != 0 && (f != fMeta || frontmatterHas(d, qt)) {
 				h.Reasons = append(h.Reasons, reasonOf[f])
 			}
 		}
@@ -244,6 +286,15 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
+func frontmatterHas(d *graph.Document, qt map[string]int) bool {
+	for _, f := range d.FM.Fields {
+		if hasAny(graph.Stringify(f.Value), qt) {
+			return true
+		}
+	}
+	return false
+}
+
 // fieldWeights are, per slot, each field's weight over its length
 // normalisation, so a term's weighted count is a sum of products; computed
 // again only after the index changed. A dead slot's first weight is -1.
@@ -251,6 +302,7 @@ func (ix *Index) fieldWeights() [][nFields]float32 {
 	if ix.weights != nil {
 		return ix.weights
 	}
+	ix.findContract()
 	var avg [nFields]float64
 	for f := range nFields {
 		avg[f] = 1

@@ -7,16 +7,29 @@ import "strings"
 // which note answers it. Stored stemmed, as terms are.
 var stopwords = map[string]bool{}
 
+// yielding are the stopwords that are not function words: verbs, nouns and
+// adverbs a question is phrased with ("how do I find ...", "show me ...",
+// "one way to ...") that a vault may also use as a name. Such a word is a
+// search term after all where it is a note's whole id or title (a command
+// named find, a note called "Make"); function words never are, or every
+// question would also ask for the notes named which, who or at.
+var yielding = map[string]bool{}
+
 func init() {
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
-		before being below between both but by can cannot could did do does doing down during each few for from further
-		had has have having he her here hers herself him himself his how i if in into is it its itself just me more most
-		my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some
-		such than that the their theirs them themselves then there these they this those through to too under until up
-		very was we were what when where which while who whom why will with would you your yours yourself yourselves
-		also may might must shall via please want wants need needs way ways thing things something anything
-		possible able let lets tell show find get got make made use used using one`) {
+	for _, w := range strings.Fields(`a about above after against all am an and any are as at be because been
+		before being below between both but by can cannot could did do does doing during each for from further
+		had has have having he her hers herself him himself his how i if in into is it its itself just me
+		my myself no nor not of on only or our ours ourselves she should so some
+		such than that the their theirs them themselves these they this those through to too under until
+		was we were what when where which while who whom why will with would you your yours yourself yourselves
+		may might must shall s t don doesn isn aren`) {
 		stopwords[stem(w)] = true
+	}
+	for _, w := range strings.Fields(`again down few here more most now off once other out over own same then there up
+		very also via please want wants need needs way ways thing things something anything possible able let lets
+		tell show find get got make made use used using one`) {
+		stopwords[stem(w)] = true
+		yielding[stem(w)] = true
 	}
 }
 

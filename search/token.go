@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -235,14 +236,7 @@ func (sc *scanner) scan(s string, fn func(t token)) {
 // and selectionTerms, see there): those feed git grep and claim selection, not
 // ranking.
 func Terms(text string) []string {
-	var all []string
-	scan(text, func(t token) {
-		if t.parts == 0 {
-			all = append(all, string(t.term))
-		} else if bytes.ContainsAny(t.term, "0123456789") {
-			all = append(all[:len(all)-t.parts], string(t.term))
-		}
-	})
+	all := words(text)
 	var kept []string
 	seen := map[string]bool{}
 	for _, t := range all {
@@ -260,6 +254,36 @@ func Terms(text string) []string {
 		}
 	}
 	return kept
+}
+
+// words are the terms of text in order, stopwords included.
+func words(text string) []string {
+	var all []string
+	scan(text, func(t token) {
+		if t.parts == 0 {
+			all = append(all, string(t.term))
+		} else if bytes.ContainsAny(t.term, "0123456789") {
+			all = append(all[:len(all)-t.parts], string(t.term))
+		}
+	})
+	return all
+}
+
+// nameKey is what an id, a title or a question that may be one is matched
+// whole by: all its words, stopwords too (kubectl-get is not kubectl),
+// joined by "-".
+func nameKey(text string) string { return strings.Join(words(text), "-") }
+
+// yieldingIn are the yielding stopwords of a question (see yielding), in
+// order, each once: the words a search also looks up as names.
+func yieldingIn(text string) []string {
+	var out []string
+	scan(text, func(t token) {
+		if w := string(t.term); t.parts == 0 && yielding[w] && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	})
+	return out
 }
 
 const (

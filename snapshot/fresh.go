@@ -139,6 +139,10 @@ type Source struct {
 	// documents were proved (nil when nothing).
 	kept        *Snapshot
 	keptChanged map[string]bool
+	// keptPlan is the walk and admission kept's documents were read
+	// under, when its take got that far: the next call goes on under it
+	// instead of walking again, while the feed proves it holds (planHolds).
+	keptPlan *plan
 }
 
 // NewSource returns a Source over ws; opt applies to every snapshot it takes.
@@ -157,7 +161,7 @@ func (s *Source) Close() {
 		s.feed.close()
 		s.feed = nil
 		// What the feed would have told is gone with it.
-		s.kept, s.keptChanged = nil, nil
+		s.kept, s.keptChanged, s.keptPlan = nil, nil, nil
 	}
 	s.opt.Watch = false
 }
@@ -171,6 +175,7 @@ func (s *Source) Snapshot(ctx context.Context) (*Snapshot, error) {
 	prev := s.snap
 	var changed map[string]bool
 	reuse, contentOnly := false, false
+	var resumed *plan
 	if prev != nil {
 		var fresh bool
 		fresh, changed, reuse, contentOnly = s.check(prev)
@@ -178,11 +183,11 @@ func (s *Source) Snapshot(ctx context.Context) (*Snapshot, error) {
 			return prev, nil
 		}
 	} else if s.kept != nil {
-		prev, changed, reuse = s.resume()
+		prev, changed, reuse, resumed = s.resume()
 	}
 	// What was drained is in changed alone from here: a failed call must not
 	// leave prev to be served as fresh.
-	s.snap, s.kept, s.keptChanged = nil, nil, nil
+	s.snap, s.kept, s.keptChanged, s.keptPlan = nil, nil, nil, nil
 	if contentOnly {
 		snap, err := readmit(ctx, s.ws, s.opt, s.feed, prev, changed)
 		if err != nil {
@@ -204,17 +209,21 @@ func (s *Source) Snapshot(ctx context.Context) (*Snapshot, error) {
 		// A new feed has no watch on a document it did not read, so
 		// nothing is reused under it; without any feed, stamps decide.
 		if s.feed = newFeed(s.ws.Root()); s.feed != nil {
-			reuse = false
+			reuse, resumed = false, nil
 		}
 	}
 	if !reuse {
-		prev = nil
+		prev, resumed = nil, nil
 	}
-	snap, done, err := take(ctx, s.ws, s.opt, s.feed, prev, changed)
+	snap, done, p, err := take(ctx, s.ws, s.opt, s.feed, prev, changed, resumed)
 	if err != nil {
 		switch {
 		case done != nil:
 			s.kept, s.keptChanged = done, changed
+			if s.feed != nil {
+				// Only the feed can prove a plan still holds.
+				s.keptPlan = p
+			}
 		case prev != nil:
 			s.kept, s.keptChanged = prev, changed
 		}
@@ -226,12 +235,14 @@ func (s *Source) Snapshot(ctx context.Context) (*Snapshot, error) {
 
 // resume takes up what a failed call left (kept): the documents to keep
 // from and what changed since, as check does for a kept snapshot. reuse is
-// false when nothing can vouch for them any more.
-func (s *Source) resume() (prev *Snapshot, changed map[string]bool, reuse bool) {
+// false when nothing can vouch for them any more. p is the plan kept's
+// take made, when the feed proves it still describes the tree (see
+// planHolds), so the walk and the admission are not done again.
+func (s *Source) resume() (prev *Snapshot, changed map[string]bool, reuse bool, p *plan) {
 	pending := s.pending
 	s.pending = nil
 	if s.ws.Check() != nil {
-		return nil, nil, false
+		return nil, nil, false, nil
 	}
 	changed = make(map[string]bool, len(s.keptChanged)+len(pending))
 	for rel := range s.keptChanged {
@@ -241,21 +252,84 @@ func (s *Source) resume() (prev *Snapshot, changed map[string]bool, reuse bool) 
 		changed[rel] = true
 	}
 	if s.feed != nil {
-		more, _, ok := s.feed.drain()
+		more, structural, ok := s.feed.drain()
 		if !ok || !s.feed.usable() {
-			return nil, nil, false
+			return nil, nil, false, nil
 		}
 		for rel := range more {
 			changed[rel] = true
 		}
-		return s.kept, changed, true
+		if !structural && s.keptPlan != nil {
+			p = s.planHolds(s.keptPlan, changed)
+		}
+		return s.kept, changed, true, p
 	}
 	if len(pending) > 0 {
 		// What the feed saw went with it: keep nothing.
-		return nil, nil, false
+		return nil, nil, false, nil
 	}
 	// No feed: every stamp decides, in keepable.
-	return s.kept, changed, true
+	return s.kept, changed, true, nil
+}
+
+// planHolds returns kp, with the stamps of the documents changed since
+// taken afresh, when it still describes the tree: the feed, watching every
+// folder kp walked since before it was listed, saw no name created, deleted
+// or moved (the caller checked), nothing it saw changed is a policy input,
+// a walked folder, an ignore file or a document left out unread, the
+// inputs no walk watches keep their stamps, and every changed document is
+// still a regular single-link file within the limits on the same inode.
+// Then a walk and an admission now would find what kp holds, but for
+// those stamps. Otherwise nil: the take walks and admits afresh.
+func (s *Source) planHolds(kp *plan, changed map[string]bool) *plan {
+	if racy(kp.fixed, kp.adm.Outside, kp.started) || !unchanged(s.ws, kp.fixed, kp.adm.Outside) {
+		return nil
+	}
+	fixed := make(map[string]bool, len(kp.inputs)+len(kp.leftOut))
+	for _, st := range kp.inputs {
+		fixed[st.rel] = true
+	}
+	for _, st := range kp.leftOut {
+		fixed[st.rel] = true
+	}
+	if kp.index == nil {
+		kp.index = make(map[string]int, len(kp.jobs))
+		for i, c := range kp.jobs {
+			kp.index[c.rel] = i
+		}
+	}
+	var idx []int
+	var rels []string
+	for rel := range changed {
+		if fixed[rel] || rel == "." || rel == "" {
+			return nil
+		}
+		if i, ok := kp.index[rel]; ok {
+			idx = append(idx, i)
+			rels = append(rels, rel)
+		}
+	}
+	if len(rels) == 0 {
+		return kp
+	}
+	infos, err := s.ws.StatMany(rels)
+	if err != nil {
+		return nil
+	}
+	np := *kp
+	np.jobs = append([]candidate(nil), kp.jobs...)
+	for k, i := range idx {
+		now, old := infos[k], kp.jobs[i].info
+		if !now.IsRegular() || now.Nlink != 1 || now.Size > ceilings.file || now.Dev != old.Dev || now.Ino != old.Ino {
+			return nil
+		}
+		np.total += now.Size - old.Size
+		np.jobs[i].info = now
+	}
+	if np.total > ceilings.bytes-np.configBytes {
+		return nil
+	}
+	return &np
 }
 
 // readmitted runs when a call was served by the per-document path; only

@@ -158,3 +158,89 @@ func TestCancelStopsTheReadPass(t *testing.T) {
 		t.Errorf("%d documents were read after the cancel, with %d workers", after, workers)
 	}
 }
+
+// After a cut call, the next one goes on under the cut call's walk and
+// admission while the change feed proves they hold: it lists no folder.
+// A name created, or an ignore rule changed, since is walked and admitted
+// afresh: a new note is served, a note now ignored is not, though the cut
+// call read it.
+func TestCutCallGoesOnUnderItsPlan(t *testing.T) {
+	for _, change := range []string{"nothing", "a new note", "a note now ignored"} {
+		t.Run(change, func(t *testing.T) {
+			extra := map[string]string{}
+			for i := range 120 {
+				extra[fmt.Sprintf("notes/n%03d.md", i)] = fmt.Sprintf("# N%03d\n\nbody %d\n", i, i)
+			}
+			root := testws.Thin(t, extra)
+			testws.Git(t, root, "init", "-q")
+			if !feedAvailable(root) {
+				t.Skip("no kernel change feed here")
+			}
+			time.Sleep(80 * time.Millisecond) // past the racy window
+			var mu sync.Mutex
+			var read []string
+			cut := func() {}
+			src := NewSource(testws.Bind(t, root), Options{Watch: true, Prepare: func(d *graph.Document, text string) any {
+				mu.Lock()
+				defer mu.Unlock()
+				read = append(read, d.Path)
+				cut()
+				return nil
+			}})
+			t.Cleanup(src.Close)
+			ctx, cancel := context.WithCancel(bg)
+			mu.Lock()
+			cut = func() {
+				if len(read) == 40 {
+					cancel()
+				}
+			}
+			mu.Unlock()
+			if _, err := src.Snapshot(ctx); reason.Of(err) != reason.ProducerUnavailable {
+				t.Fatalf("the cut call: %v", err)
+			}
+			mu.Lock()
+			cut = func() {}
+			first := read
+			mu.Unlock()
+			ignored := ""
+			switch change {
+			case "a new note":
+				testws.Write(t, root, "notes/zz-new.md", "# New\n\nfresh\n")
+			case "a note now ignored":
+				for _, rel := range first {
+					if strings.HasPrefix(rel, "notes/") {
+						ignored = rel
+						break
+					}
+				}
+				testws.Write(t, root, ".gitignore", testws.Read(t, root, ".gitignore")+"\n/"+ignored+"\n")
+			}
+			listed := 0
+			beforeList = func(string) { listed++ }
+			defer func() { beforeList = nil }()
+			snap, err := src.Snapshot(bg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if change == "nothing" && listed != 0 {
+				t.Errorf("the next call listed %d folders; the cut call's walk still held", listed)
+			}
+			if change != "nothing" && listed == 0 {
+				t.Errorf("after %s, the next call did not walk again", change)
+			}
+			for _, d := range snap.Docs {
+				if d.Path == ignored {
+					t.Errorf("%s was served after an ignore rule took it out", ignored)
+				}
+			}
+			fresh, err := Take(bg, testws.Bind(t, root), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.Fingerprint != fresh.Fingerprint {
+				t.Errorf("the snapshot after the cut differs from a fresh one:\n%v\n%v", paths(snap), paths(fresh))
+			}
+		})
+	}
+}

@@ -42,12 +42,40 @@ type plan struct {
 	unreadable  []string
 	listing     bool
 	hidden      []Hidden // what the walk and the admission left out, when listing
+	// names and popts are what was admitted, for admitAgain; started is
+	// when the policy inputs were stamped, which a stamp taken that recent
+	// cannot prove.
+	names   []string
+	popts   policy.Options
+	started time.Time
+}
+
+// admitAgain admits the plan's names afresh and fails unless the answer is
+// the same: the proof that the policy held still, when a stat cannot give
+// it.
+func (p *plan) admitAgain(ctx context.Context, ws *workspace.Workspace, opt Options) error {
+	var fresh *policy.Session
+	var err error
+	if opt.Planned != nil {
+		fresh, err = policy.NewPlannedSession(ctx, ws, opt.Planned.Cocoindex)
+	} else {
+		fresh, err = policy.NewSession(ctx, ws)
+	}
+	if err != nil {
+		return err
+	}
+	a, err := fresh.Admit(ctx, ws, p.names, p.popts)
+	if err != nil {
+		return err
+	}
+	if a.Fingerprint != p.adm.Fingerprint {
+		return policyUnavailable("the privacy policy changed while the workspace was read")
+	}
+	return nil
 }
 
 // makePlan reads the policy files, walks the tree and admits what it found.
-// again admits the same names afresh and fails unless the answer is the
-// same: the proof that the policy held still, when a stat cannot give it.
-func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed, opt Options) (p *plan, again func() error, err error) {
+func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed, opt Options) (p *plan, err error) {
 	col := &collector{rows: map[[2]string]int{}, complete: true, listing: opt.ListHidden}
 	root := ws.Root()
 	newRules := func() (*policy.Session, error) { return policy.NewSession(ctx, ws) }
@@ -56,13 +84,13 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed, opt Options
 	if pl := opt.Planned; pl != nil {
 		newRules = func() (*policy.Session, error) { return policy.NewPlannedSession(ctx, ws, pl.Cocoindex) }
 	} else if thin, cfgCands, err = policyFiles(ws, col); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// The policy inputs are stamped before Git or the thin matcher reads
 	// them, so a change at any later moment shows in a stat after the reads.
 	infos, err := ws.StatMany(policy.Inputs)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	inputs := make([]stamp, 0, len(policy.Inputs))
 	for i, rel := range policy.Inputs {
@@ -70,7 +98,7 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed, opt Options
 	}
 	rules, err := newRules()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// The type policy comes first, so its excludes prune the walk; its
 	// files pass the same rules as every other path, here and in the
@@ -80,11 +108,11 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed, opt Options
 	if opt.Planned != nil {
 		cfg = opt.Planned.Config
 	} else if cfg, budget, err = files.loadConfig(ctx, ws, rules, cfgCands, thin, col); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	en, err := enumerate(ctx, ws, fd, rules, cfg.Exclude, thin, col)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	p = &plan{cfg: cfg, configFiles: files.configFiles, thin: thin, rootName: filepath.Base(root),
 		fixed: inputs, configBytes: ceilings.bytes - budget}
@@ -102,12 +130,12 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed, opt Options
 	popts := policy.Options{IgnoreFiles: en.ignoreFiles, Listed: true}
 	adm, err := rules.Admit(ctx, ws, names, popts)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	p.adm = adm
 	for _, c := range p.configFiles {
 		if !adm.Admits(c.rel) {
-			return nil, nil, policyUnavailable("the privacy policy changed while the workspace was read")
+			return nil, policyUnavailable("the privacy policy changed while the workspace was read")
 		}
 	}
 	for _, o := range adm.Omissions {
@@ -120,7 +148,12 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed, opt Options
 	for _, rel := range sensitive {
 		col.list("privacy_excluded", "sensitive_name", rel, "", 0)
 	}
-	for _, c := range en.markdown {
+	for i, c := range en.markdown {
+		if i%1024 == 1023 {
+			if err := cancelled(ctx); err != nil {
+				return nil, err
+			}
+		}
 		if !adm.Admits(c.rel) {
 			continue
 		}
@@ -147,10 +180,10 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed, opt Options
 		p.jobs = append(p.jobs, c)
 	}
 	if len(p.jobs) > ceilings.files {
-		return nil, nil, tooManyFiles(len(p.jobs), thin)
+		return nil, tooManyFiles(len(p.jobs), thin)
 	}
 	if p.total > budget {
-		return nil, nil, tooManyBytes(p.total+p.configBytes, thin)
+		return nil, tooManyBytes(p.total+p.configBytes, thin)
 	}
 	p.order = make([]int, len(p.jobs))
 	for i := range p.order {
@@ -159,21 +192,8 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed, opt Options
 	sort.Slice(p.order, func(a, b int) bool { return guard.Less(p.jobs[p.order[a]].rel, p.jobs[p.order[b]].rel) })
 	p.rows, p.complete, p.unstable = col.rows, col.complete, col.unstable
 	p.unreadable, p.listing, p.hidden = en.unreadable, opt.ListHidden, col.hidden
-	again = func() error {
-		fresh, err := newRules()
-		if err != nil {
-			return err
-		}
-		a, err := fresh.Admit(ctx, ws, names, popts)
-		if err != nil {
-			return err
-		}
-		if a.Fingerprint != adm.Fingerprint {
-			return policyUnavailable("the privacy policy changed while the workspace was read")
-		}
-		return nil
-	}
-	return p, again, nil
+	p.names, p.popts = names, popts
+	return p, nil
 }
 
 // policyFiles inspects the workspace's policy files: whether the thin

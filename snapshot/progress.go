@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 )
 
@@ -58,4 +59,37 @@ func (m *Meter) tick(kept bool) {
 	if !kept {
 		m.fresh.Add(1)
 	}
+}
+
+type workersKey struct{}
+
+// WithWorkers returns ctx asking every snapshot taken under it to list and
+// read on at most n goroutines (at least one). With one, the work runs on
+// the caller's own goroutine: a background reader that locked it to a
+// thread of the lowest priority keeps the reading there.
+func WithWorkers(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, workersKey{}, max(n, 1))
+}
+
+// Workers is how many goroutines a pass over documents may use under ctx:
+// every core, or fewer when WithWorkers asked; a pass that reads the
+// snapshot's documents again (the search index's) keeps to it too.
+func Workers(ctx context.Context) int { return workersOf(ctx) }
+
+func workersOf(ctx context.Context) int {
+	n := runtime.GOMAXPROCS(0)
+	if w, ok := ctx.Value(workersKey{}).(int); ok {
+		n = min(n, w)
+	}
+	return n
+}
+
+// spawn runs fn on a goroutine of its own, or on the caller's when it is
+// the only one of its pass.
+func spawn(workers int, fn func()) {
+	if workers == 1 {
+		fn()
+		return
+	}
+	go fn()
 }

@@ -3,7 +3,6 @@ package snapshot
 import (
 	"context"
 	"errors"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,10 +35,7 @@ type docResult struct {
 func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidate, cfg *policy.Config, rootName string, opt Options,
 	fd feed, keep func(string, workspace.Info) (*graph.Document, any)) ([]docResult, error) {
 	out := make([]docResult, len(jobs))
-	workers := runtime.GOMAXPROCS(0)
-	if workers > len(jobs) {
-		workers = len(jobs)
-	}
+	workers := min(workersOf(ctx), len(jobs))
 	// Each worker reads every file into one buffer, sized from the walk
 	// for the largest candidate: a fresh buffer per file cost an
 	// allocation, its page faults and the collections they brought.
@@ -53,7 +49,7 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 	m := MeterOf(ctx)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
-		go func() {
+		spawn(workers, func() {
 			defer wg.Done()
 			files := ws.NewReader()
 			defer files.Close()
@@ -101,7 +97,7 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 				}
 				m.tick(false)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	// On a cancel, what was read is returned with the error: a serving
@@ -212,7 +208,7 @@ func (s *Source) Forget(snap *Snapshot) {
 	if s.snap == snap {
 		// The next take starts from nothing and reads every document, so
 		// what the feed saw change under snap needs no second read.
-		s.snap, s.pending, s.kept, s.keptChanged = nil, nil, nil, nil
+		s.snap, s.pending, s.kept, s.keptChanged, s.keptPlan = nil, nil, nil, nil, nil
 	}
 }
 

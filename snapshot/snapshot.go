@@ -108,34 +108,40 @@ type configFile struct {
 // Take builds a fresh snapshot: policy files, a walk of the tree, privacy
 // admission, the reads, and admission again to prove the policy held still.
 func Take(ctx context.Context, ws *workspace.Workspace, opt Options) (*Snapshot, error) {
-	snap, _, err := take(ctx, ws, opt, nil, nil, nil)
+	snap, _, _, err := take(ctx, ws, opt, nil, nil, nil, nil)
 	return snap, err
 }
 
 // take is Take with a change feed to set watches on (or nil), and the
 // previous snapshot whose documents may be kept where nothing changed (or
 // nil): changed are the paths a feed saw change (nil when none can say).
-// When it fails after reading began (a cancel, a timeout), done holds the
-// documents it finished, for a later take to keep (see finished).
-func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, prev *Snapshot, changed map[string]bool) (snap, done *Snapshot, err error) {
+// resumed, when set, is the plan of a take that failed, proved to hold
+// still (see Source.resume), which stands in for the walk and the
+// admission. When it fails after reading began (a cancel, a timeout), done
+// holds the documents it finished, for a later take to keep (see
+// finished), and p the plan they were read under.
+func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, prev *Snapshot, changed map[string]bool, resumed *plan) (snap, done *Snapshot, p *plan, err error) {
 	if err := ws.Check(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	started := time.Now()
 	m := MeterOf(ctx)
 	m.start()
-	p, again, err := makePlan(ctx, ws, fd, opt)
-	if err != nil {
-		return nil, nil, err
+	if p = resumed; p == nil {
+		started := time.Now()
+		if p, err = makePlan(ctx, ws, fd, opt); err != nil {
+			return nil, nil, nil, err
+		}
+		p.started = started
 	}
+	started := p.started
 	m.known(len(p.jobs))
 	keep, err := keepable(p, prev, changed)
 	if err != nil {
-		return nil, nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
+		return nil, nil, nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
 	}
 	results, err := readDocuments(ctx, ws, p.jobs, p.cfg, p.rootName, opt, fd, keep)
 	if err != nil {
-		return nil, finished(p, results, prev, started), err
+		return nil, finished(p, results, prev, started), p, err
 	}
 	if afterReads != nil {
 		afterReads()
@@ -144,15 +150,15 @@ func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, pr
 	// input it was decided from changed (the same stat proof a warm call
 	// reuses a snapshot on), it did; otherwise admit again and compare.
 	if racy(p.inputs, p.adm.Outside, started) || !unchanged(ws, p.inputs, p.adm.Outside) {
-		if err := again(); err != nil {
-			return nil, finished(p, results, prev, started), err
+		if err := p.admitAgain(ctx, ws, opt); err != nil {
+			return nil, finished(p, results, prev, started), nil, err
 		}
 	}
 	snap, err = assemble(ctx, ws, p, results, started, nil)
 	if err != nil {
-		return nil, finished(p, results, prev, started), err
+		return nil, finished(p, results, prev, started), p, err
 	}
-	return snap, nil, nil
+	return snap, nil, nil, nil
 }
 
 // finished is what a take that failed had done, as a snapshot that is

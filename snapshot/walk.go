@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -87,7 +86,7 @@ type walker struct {
 // taken in UTF-16 name order.
 func enumerate(ctx context.Context, ws *workspace.Workspace, fd feed, rules *policy.Session, exclude []string, thin bool, col *collector) (*enumeration, error) {
 	w := &walker{ctx: ctx, ws: ws, feed: fd, rules: rules, exclude: exclude, thin: thin, col: col, en: &enumeration{}}
-	w.dirs = make([]*workspace.Reader, runtime.GOMAXPROCS(0))
+	w.dirs = make([]*workspace.Reader, workersOf(ctx))
 	for i := range w.dirs {
 		w.dirs[i] = ws.NewReader()
 		defer w.dirs[i].Close()
@@ -180,9 +179,10 @@ func (w *walker) listAll(level []string) []listing {
 	}
 	var next, met atomic.Int64
 	var wg sync.WaitGroup
-	for _, r := range w.dirs[:min(len(w.dirs), len(level))] {
+	listers := min(len(w.dirs), len(level))
+	for _, r := range w.dirs[:listers] {
 		wg.Add(1)
-		go func() {
+		spawn(listers, func() {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
@@ -196,7 +196,7 @@ func (w *walker) listAll(level []string) []listing {
 				out[i] = w.list(r, level[i])
 				met.Add(int64(len(out[i].entries)))
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return out
@@ -253,7 +253,13 @@ func (w *walker) take(dir string, l listing) ([]candidate, error) {
 		return nil, l.err
 	}
 	var subdirs []candidate
-	for _, e := range l.entries {
+	for i, e := range l.entries {
+		// A folder may hold tens of thousands of entries.
+		if i%1024 == 1023 {
+			if err := cancelled(w.ctx); err != nil {
+				return nil, err
+			}
+		}
 		en.scanned++
 		if en.scanned > ceilings.entries {
 			return nil, tooManyEntries(w.thin)

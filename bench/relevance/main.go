@@ -1,32 +1,35 @@
 // Command relevance measures how well vivary_query ranks answers: judged
-// questions (natural-language and keyword) over a copy of the tldr pages
-// (pages/common) and over a generated workspace with planted answers. It
-// prints hit@1/3/10 and MRR@10 per corpus and style for vivary and, from
-// the same run, a log-count × idf baseline (per query term, log(1+count)
-// of its whole-word occurrences in the file times ln(N/df), summed, as a
-// short ripgrep script would rank) with vivary's question stopwords and
-// with the reference's 27 (base-27), and the share of hits without a
-// snippet.
+// questions (natural-language and keyword) over public documentation sets
+// others wrote (rclone's docs, the Docker CLI reference, the Node.js API
+// docs, each read where it is installed), over a copy of the tldr pages
+// (pages/common) and over a generated workspace with planted answers. For
+// each corpus, question style and half it prints hit@1/3/10 and MRR@10 of
+// vivary and, from the same run, of two references: a log-count × idf
+// baseline (per query term, log(1+count) of its whole-word occurrences in
+// the file times ln(N/df), summed, as a short ripgrep script would rank)
+// and plain BM25 over the whole file, both with vivary's question
+// stopwords; then vivary's paired differences to each with their standard
+// error. A documentation set's questions are split in two by a hash of
+// their text: the ranking is tuned on the tune half only, and the
+// held-out half is the figure to trust.
 //
-//	go run ./bench/relevance [-tldr DIR] [-notes N] [-v]
+//	go run ./bench/relevance [-tldr DIR] [-notes N] [-only NAME] [-v]
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/vivary-dev/vivary-go/internal/benchgen"
 	"github.com/vivary-dev/vivary-go/produce"
-	"github.com/vivary-dev/vivary-go/scaffold"
 	"github.com/vivary-dev/vivary-go/search"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
@@ -41,41 +44,67 @@ const (
 type question struct {
 	style   style
 	text    string
-	answers []string // tldr: page names; planted: paths
+	answers []string // keys of the notes that answer, as the corpus's key function gives them
 }
 
 func main() {
 	tldr := flag.String("tldr", "", "the tldr pages/common folder (default: ../shared/corpora/tldr/pages/common beside the repository)")
 	notes := flag.Int("notes", 2000, "generated notes around the planted answers")
+	only := flag.String("only", "", "measure only the corpora whose name holds this")
 	verbose := flag.Bool("v", false, "print every question's rank")
 	flag.Parse()
-	if *tldr == "" {
-		*tldr = findTldr()
-	}
 	tmp, err := os.MkdirTemp("", "vivary-relevance-")
 	if err != nil {
 		fail(err)
 	}
 	defer os.RemoveAll(tmp)
+	wanted := func(name string) bool { return strings.Contains(name, *only) }
 
-	root := filepath.Join(tmp, "tldr")
-	if err := tldrWorkspace(root, *tldr); err != nil {
-		fail(err)
-	}
-	run("tldr pages/common", root, tldrQuestions, func(path string) string {
-		return strings.TrimSuffix(filepath.Base(path), ".md")
-	}, *verbose)
-
-	root = filepath.Join(tmp, "planted")
-	if err := benchgen.Write(root, *notes, 2000); err != nil {
-		fail(err)
-	}
-	for rel, text := range planted {
-		if err := write(root, rel, text); err != nil {
+	for i, c := range corpora {
+		if !wanted(c.name) {
+			continue
+		}
+		src, err := c.locate()
+		if err != nil {
+			fmt.Printf("\n%s: skipped, %v\n", c.name, err)
+			continue
+		}
+		root := filepath.Join(tmp, fmt.Sprint("corpus", i))
+		if err := corpusWorkspace(root, src); err != nil {
 			fail(err)
 		}
+		run(fmt.Sprintf("%s (%s; %s licence)", c.name, c.version, c.licence), root, c.questions, docKey, c.heldOut, *verbose)
 	}
-	run(fmt.Sprintf("generated (%d notes) with planted answers", *notes), root, plantedQuestions, func(path string) string { return path }, *verbose)
+
+	if wanted("tldr pages/common") {
+		if *tldr == "" {
+			*tldr = findTldr()
+		}
+		if *tldr == "" {
+			fmt.Println("\ntldr pages/common: skipped, no corpus found; pass -tldr")
+		} else {
+			root := filepath.Join(tmp, "tldr")
+			if err := tldrWorkspace(root, *tldr); err != nil {
+				fail(err)
+			}
+			run("tldr pages/common (questions written beside the ranking: no held-out half)", root, tldrQuestions, func(path string) string {
+				return strings.TrimSuffix(filepath.Base(path), ".md")
+			}, false, *verbose)
+		}
+	}
+
+	if wanted("generated") {
+		root := filepath.Join(tmp, "planted")
+		if err := benchgen.Write(root, *notes, 2000); err != nil {
+			fail(err)
+		}
+		for rel, text := range planted {
+			if err := write(root, rel, text); err != nil {
+				fail(err)
+			}
+		}
+		run(fmt.Sprintf("generated (%d notes) with planted answers", *notes), root, plantedQuestions, func(path string) string { return path }, false, *verbose)
+	}
 }
 
 func fail(err error) {
@@ -86,16 +115,15 @@ func fail(err error) {
 func findTldr() string {
 	wd, _ := os.Getwd()
 	for d := wd; d != filepath.Dir(d); d = filepath.Dir(d) {
-		p := filepath.Join(d, "shared", "corpora", "tldr", "pages", "common")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		p = filepath.Join(filepath.Dir(d), "shared", "corpora", "tldr", "pages", "common")
-		if _, err := os.Stat(p); err == nil {
-			return p
+		for _, p := range []string{
+			filepath.Join(d, "shared", "corpora", "tldr", "pages", "common"),
+			filepath.Join(filepath.Dir(d), "shared", "corpora", "tldr", "pages", "common"),
+		} {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
 		}
 	}
-	fail(fmt.Errorf("no tldr corpus found; pass -tldr"))
 	return ""
 }
 
@@ -107,56 +135,15 @@ func write(root, rel, content string) error {
 	return os.WriteFile(p, []byte(content), 0o644)
 }
 
-// tldrWorkspace is a scaffolded workspace holding a copy of the pages.
-func tldrWorkspace(root, pages string) error {
-	for _, f := range scaffold.Files(filepath.Base(root), scaffold.DefaultPreset) {
-		if err := write(root, f.Path, f.Content); err != nil {
-			return err
-		}
-	}
-	ents, err := os.ReadDir(pages)
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".md") {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(pages, e.Name()))
-		if err != nil {
-			return err
-		}
-		if err := write(root, "pages/common/"+e.Name(), string(b)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// The systems compared, in the report's order.
+var systems = []string{"vivary", "baseline", "bm25-body"}
 
-type tally struct {
-	n                  int
-	hit1, hit3, hit10  int
-	rr                 float64
-	snippets, nullSnip int
-}
-
-func (t *tally) add(rank int) {
-	t.n++
-	if rank == 1 {
-		t.hit1++
-	}
-	if rank >= 1 && rank <= 3 {
-		t.hit3++
-	}
+// rr is the reciprocal rank of a 1-based rank within the first ten, else 0.
+func rr(rank int) float64 {
 	if rank >= 1 && rank <= 10 {
-		t.hit10++
-		t.rr += 1 / float64(rank)
+		return 1 / float64(rank)
 	}
-}
-
-func (t *tally) String() string {
-	n := float64(max(t.n, 1))
-	return fmt.Sprintf("%3d  %.2f  %.2f  %.2f  %.3f", t.n, float64(t.hit1)/n, float64(t.hit3)/n, float64(t.hit10)/n, t.rr/n)
+	return 0
 }
 
 // rankOf is the 1-based rank of the first answer among results, or 0.
@@ -171,23 +158,62 @@ func rankOf(results []string, answers []string) int {
 	return 0
 }
 
-func run(name, root string, qs []question, key func(path string) string, verbose bool) {
+// outcome is one question's rank under each system.
+type outcome struct {
+	q     question
+	half  string
+	ranks []int
+}
+
+func run(name, root string, qs []question, key func(path string) string, split, verbose bool) {
 	ws, err := workspace.Bind(root)
 	if err != nil {
 		fail(err)
 	}
 	r := produce.NewReader(ws)
 	ctx := context.Background()
-	base, err := newBaseline(root)
+	snap, err := r.Snapshot(ctx)
 	if err != nil {
 		fail(err)
 	}
-	mine, theirs, ref := map[style]*tally{}, map[style]*tally{}, map[style]*tally{}
-	var took []time.Duration
-	for _, q := range qs {
-		if mine[q.style] == nil {
-			mine[q.style], theirs[q.style], ref[q.style] = &tally{}, &tally{}, &tally{}
+	served := map[string]bool{}
+	for _, d := range snap.Docs {
+		served[d.Path] = true
+	}
+	// The references rank the notes vivary serves, so that the comparison
+	// is of the rankings alone: a note the privacy screen hides is no
+	// one's answer, and a question whose every answer it hides is left out.
+	var hidden []string
+	lex, err := newLexicon(root, func(rel string) bool {
+		if !served[rel] {
+			hidden = append(hidden, key(rel))
 		}
+		return served[rel]
+	})
+	if err != nil {
+		fail(err)
+	}
+	var unanswerable []string
+	var kept []question
+	for _, q := range qs {
+		ok := false
+		for _, p := range lex.paths {
+			if slices.Contains(q.answers, key(p)) {
+				ok = true
+				break
+			}
+		}
+		if ok {
+			kept = append(kept, q)
+		} else {
+			unanswerable = append(unanswerable, fmt.Sprintf("%q", q.text))
+		}
+	}
+	qs = kept
+	var outs []outcome
+	var took []time.Duration
+	nullSnip, snippets := 0, 0
+	for _, q := range qs {
 		start := time.Now()
 		res, err := r.Query(ctx, produce.QueryArgs{Text: q.text, Limit: 10, SnippetChars: 160})
 		if err != nil {
@@ -197,129 +223,133 @@ func run(name, root string, qs []question, key func(path string) string, verbose
 		var got []string
 		for _, h := range res.Results {
 			got = append(got, key(h.Path))
-			mine[q.style].snippets++
+			snippets++
 			if h.Snippet == nil {
-				mine[q.style].nullSnip++
+				nullSnip++
 			}
 		}
-		rank := rankOf(got, q.answers)
-		mine[q.style].add(rank)
-		var bgot []string
-		for _, p := range base.rank(q.text, 10, search.Stopword) {
-			bgot = append(bgot, key(p))
+		keys := func(paths []string) []string {
+			out := make([]string, len(paths))
+			for i, p := range paths {
+				out[i] = key(p)
+			}
+			return out
 		}
-		brank := rankOf(bgot, q.answers)
-		theirs[q.style].add(brank)
-		bgot = bgot[:0]
-		for _, p := range base.rank(q.text, 10, func(w string) bool { return refStopwords[w] }) {
-			bgot = append(bgot, key(p))
+		o := outcome{q: q, half: "all", ranks: []int{
+			rankOf(got, q.answers),
+			rankOf(keys(lex.baseline(q.text, 10, search.Stopword)), q.answers),
+			rankOf(keys(lex.bm25(q.text, 10, search.Stopword)), q.answers),
+		}}
+		if split {
+			o.half = halfOf(q)
 		}
-		ref[q.style].add(rankOf(bgot, q.answers))
+		outs = append(outs, o)
 		if verbose {
 			top := ""
 			if len(got) > 0 {
-				top = got[0]
+				top = strings.Join(got[:min(3, len(got))], " ")
 			}
-			fmt.Printf("  %-9s vivary %2d  baseline %2d  %-60q top: %s\n", q.style[:min(len(q.style), 9)], rank, brank, q.text, top)
+			fmt.Printf("  %-8s %-4s vivary %2d  baseline %2d  bm25 %2d  %-62q top: %s\n", o.half, q.style[:2], o.ranks[0], o.ranks[1], o.ranks[2], q.text, top)
 		}
 	}
 	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
-	fmt.Printf("\n%s (warm query p50 %v in process)\n", name, took[len(took)/2].Round(10*time.Microsecond))
-	fmt.Printf("  %-17s %-9s   n  hit@1 hit@3 hit@10 MRR@10  null snippets\n", "style", "system")
+	fmt.Printf("\n%s\n  %d notes, warm query p50 %v in process, null snippets %d/%d\n", name, len(lex.paths), took[len(took)/2].Round(10*time.Microsecond), nullSnip, snippets)
+	if len(hidden) > 0 {
+		fmt.Printf("  %d more hidden by the privacy screen, for every system: %s\n", len(hidden), strings.Join(hidden, " "))
+	}
+	if len(unanswerable) > 0 {
+		fmt.Printf("  left out, every answer hidden: %s\n", strings.Join(unanswerable, ", "))
+	}
+	fmt.Printf("  %-17s %-9s %-9s   n  hit@1 hit@3 hit@10 MRR@10\n", "style", "half", "system")
 	for _, s := range []style{nl, kw} {
-		if mine[s] == nil {
-			continue
-		}
-		m := mine[s]
-		fmt.Printf("  %-17s %-9s %s  %d/%d\n", s, "vivary", m, m.nullSnip, m.snippets)
-		fmt.Printf("  %-17s %-9s %s\n", s, "baseline", theirs[s])
-		fmt.Printf("  %-17s %-9s %s\n", s, "base-27", ref[s])
-		if theirs[s].rr > 0 && ref[s].rr > 0 {
-			fmt.Printf("  %-17s MRR@10 vs baseline: %+.0f%%, vs base-27: %+.0f%%\n", s, 100*(m.rr/theirs[s].rr-1), 100*(m.rr/ref[s].rr-1))
-		}
-	}
-}
-
-// baseline ranks the Markdown files of a tree by the sum over query terms
-// of log(1+count) × ln(N/df), counting whole-word, case-insensitive
-// occurrences in the whole file; ties go to the path.
-type baseline struct {
-	paths  []string
-	counts []map[string]int
-	df     map[string]int
-}
-
-var wordRe = regexp.MustCompile(`[a-z0-9]+`)
-
-func newBaseline(root string) (*baseline, error) {
-	b := &baseline{df: map[string]int{}}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		c := map[string]int{}
-		for _, w := range wordRe.FindAllString(strings.ToLower(string(data)), -1) {
-			c[w]++
-		}
-		for w := range c {
-			b.df[w]++
-		}
-		b.paths = append(b.paths, filepath.ToSlash(rel))
-		b.counts = append(b.counts, c)
-		return nil
-	})
-	return b, err
-}
-
-// refStopwords are the reference's 27 (base-27 in the report); the
-// baseline proper drops the same question stopwords vivary does, so that
-// comparison is of the ranking alone.
-var refStopwords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields("a an and are as at be by do does for from how i in is it of on or our the this to we what where which who why") {
-		refStopwords[w] = true
-	}
-}
-
-func (b *baseline) rank(q string, k int, stop func(string) bool) []string {
-	var terms []string
-	for _, w := range wordRe.FindAllString(strings.ToLower(q), -1) {
-		if !stop(w) {
-			terms = append(terms, w)
-		}
-	}
-	n := float64(len(b.paths))
-	type scored struct {
-		path  string
-		score float64
-	}
-	var out []scored
-	for i, c := range b.counts {
-		s := 0.0
-		for _, t := range terms {
-			if c[t] > 0 {
-				s += math.Log(1+float64(c[t])) * math.Log(n/float64(b.df[t]))
+		for _, h := range []string{"tune", "held-out", "all"} {
+			var group []outcome
+			for _, o := range outs {
+				if o.q.style == s && o.half == h {
+					group = append(group, o)
+				}
+			}
+			if len(group) == 0 {
+				continue
+			}
+			label := h
+			if h == "held-out" {
+				label = "HELD-OUT"
+			}
+			for i, sys := range systems {
+				fmt.Printf("  %-17s %-9s %-9s %s\n", s, label, sys, summary(group, i))
+			}
+			for i := 1; i < len(systems); i++ {
+				fmt.Printf("  %-17s %-9s vs %-9s %s\n", "", "", systems[i], paired(group, i))
 			}
 		}
-		if s > 0 {
-			out = append(out, scored{b.paths[i], s})
-		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
+}
+
+// summary is n, hit@1, hit@3, hit@10 and MRR@10 of system i over group.
+func summary(group []outcome, i int) string {
+	var h1, h3, h10, mrr float64
+	for _, o := range group {
+		r := o.ranks[i]
+		if r == 1 {
+			h1++
 		}
-		return out[i].path < out[j].path
-	})
-	var paths []string
-	for i := 0; i < len(out) && i < k; i++ {
-		paths = append(paths, out[i].path)
+		if r >= 1 && r <= 3 {
+			h3++
+		}
+		if r >= 1 && r <= 10 {
+			h10++
+		}
+		mrr += rr(r)
 	}
-	return paths
+	n := float64(len(group))
+	return fmt.Sprintf("%3d  %.2f  %.2f  %.2f   %.3f", len(group), h1/n, h3/n, h10/n, mrr/n)
+}
+
+// paired is vivary's mean difference to system i in MRR@10 and hit@10
+// over the same questions, with the standard error of that mean; a
+// difference is called a win or a loss only beyond two standard errors.
+func paired(group []outcome, i int) string {
+	hit := func(r int) float64 {
+		if r >= 1 && r <= 10 {
+			return 1
+		}
+		return 0
+	}
+	var out []string
+	for _, m := range []struct {
+		name string
+		f    func(int) float64
+	}{{"MRR@10", rr}, {"hit@10", hit}} {
+		d := make([]float64, len(group))
+		for j, o := range group {
+			d[j] = m.f(o.ranks[0]) - m.f(o.ranks[i])
+		}
+		mean, se := meanSE(d)
+		verdict := ""
+		switch {
+		case mean > 2*se && mean > 0:
+			verdict = " win"
+		case mean < -2*se && mean < 0:
+			verdict = " LOSS"
+		}
+		out = append(out, fmt.Sprintf("Δ%s %+.3f ± %.3f%s", m.name, mean, se, verdict))
+	}
+	return strings.Join(out, "   ")
+}
+
+func meanSE(d []float64) (mean, se float64) {
+	n := float64(len(d))
+	for _, x := range d {
+		mean += x
+	}
+	mean /= n
+	if len(d) < 2 {
+		return mean, 0
+	}
+	ss := 0.0
+	for _, x := range d {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / (n - 1) / n)
 }

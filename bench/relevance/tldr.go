@@ -1,5 +1,39 @@
 package main
 
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/vivary-dev/vivary-go/scaffold"
+)
+
+// tldrWorkspace is a scaffolded workspace holding a copy of the pages.
+func tldrWorkspace(root, pages string) error {
+	for _, f := range scaffold.Files(filepath.Base(root), scaffold.DefaultPreset) {
+		if err := write(root, f.Path, f.Content); err != nil {
+			return err
+		}
+	}
+	ents, err := os.ReadDir(pages)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(pages, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := write(root, "pages/common/"+e.Name(), string(b)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // The tldr questions were written before any ranking ran over them, from
 // what a person might ask, and judged against the pages' own descriptions:
 // every page listed answers the question; the first is the best answer.

@@ -27,6 +27,9 @@ func init() {
 		if d, err := time.ParseDuration(os.Getenv("VIVARY_MCP_TEST_GRACE")); err == nil {
 			o.Grace = d
 		}
+		if os.Getenv("VIVARY_MCP_TEST_WARM") == "off" {
+			o.Warm = false
+		}
 		mode, arg, _ := strings.Cut(os.Getenv("VIVARY_MCP_TEST_PRODUCER"), ":")
 		d, _ := time.ParseDuration(arg)
 		switch mode {

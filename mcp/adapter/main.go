@@ -255,7 +255,7 @@ func Main(argv []string) int {
 		return reason.ExitRefused
 	}
 	defer restore()
-	opts := Options{Diag: NewDiagnostics(os.Stderr, p.observe)}
+	opts := Options{Diag: NewDiagnostics(os.Stderr, p.observe), Warm: true}
 	if testHooks != nil {
 		testHooks(&opts)
 	}
@@ -272,5 +272,7 @@ func Serve(ctx context.Context, bindings []*Binding, opts Options, in io.Reader,
 	s := NewServer(bindings, opts)
 	s.diag.Emit(Diag{Event: "server_started", Outcome: "known", ElapsedMS: -1, InputBytes: -1, OutputBytes: -1})
 	defer s.diag.Emit(Diag{Event: "server_stopped", Outcome: "known", ElapsedMS: -1, InputBytes: -1, OutputBytes: -1})
+	s.startWarm(ctx)
+	defer s.stopWarm()
 	return s.MCPServer().Run(ctx, &stdioTransport{in: in, out: out, drain: EOFDrain, diag: s.diag})
 }

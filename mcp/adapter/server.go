@@ -45,16 +45,24 @@ type Options struct {
 	Grace    time.Duration
 	Producer Producer
 	Diag     *Diagnostics
+	// Warm reads the workspaces in the background until the first call
+	// (see startWarm); Serve does it for vivary-mcp.
+	Warm bool
 }
 
 // Server is the adapter state shared by every call.
 type Server struct {
 	bindings map[string]*Binding
+	order    []*Binding // as bound
 	opts     Options
 	diag     *Diagnostics
 
 	slotMu sync.Mutex
 	busy   bool
+
+	warmMu   sync.Mutex
+	warmStop context.CancelFunc // nil once stopped
+	warmDone chan struct{}
 }
 
 const instructions = "Read-only local context over operator-bound Vivary workspaces. Workspace aliases are configured by the operator; no tool can change state, run a caller's command or widen authority."
@@ -73,6 +81,7 @@ func NewServer(bindings []*Binding, opts Options) *Server {
 	s := &Server{bindings: map[string]*Binding{}, opts: opts, diag: opts.Diag}
 	for _, b := range bindings {
 		s.bindings[b.Alias] = b
+		s.order = append(s.order, b)
 	}
 	return s
 }
@@ -279,6 +288,12 @@ func (s *Server) run(ctx context.Context, tool string, b *Binding, a *args, m *s
 	}
 	s.busy = true
 	s.slotMu.Unlock()
+	if !s.stopWarm() {
+		s.slotMu.Lock()
+		s.busy = false
+		s.slotMu.Unlock()
+		return outcome{envelope: failure(tool, a.Workspace, reason.ServerBusy)}, false
+	}
 
 	pctx, cancel := context.WithCancel(snapshot.WithMeter(context.Background(), m))
 	done := make(chan *Envelope, 1)

@@ -1,0 +1,52 @@
+package main
+
+// nodejsQuestions are asked of the Node.js API documentation as Debian's
+// nodejs package installs it (/usr/share/doc/nodejs/api, 20.20.2, MIT
+// licence), the way a programmer asks an agent, judged by reading the
+// modules' pages. Answers are page names.
+var nodejsQuestions = []question{
+	{nl, "read a big text file one line at a time", []string{"readline", "fs"}},
+	{nl, "run a shell command and capture what it prints", []string{"child_process"}},
+	{nl, "call a REST api from node", []string{"http", "https", "globals"}},
+	{nl, "compute the sha256 hash of a string", []string{"crypto", "webcrypto"}},
+	{nl, "use every cpu core for my web server", []string{"cluster"}},
+	{nl, "do heavy computation without blocking the event loop", []string{"worker_threads"}},
+	{nl, "get notified when files in a directory change", []string{"fs"}},
+	{nl, "read environment variables in my program", []string{"process"}},
+	{nl, "gzip a response before sending it", []string{"zlib"}},
+	{nl, "parse the query parameters of a url", []string{"url", "querystring"}},
+	{nl, "join path segments so it works on windows and linux", []string{"path"}},
+	{nl, "write unit tests without installing a framework", []string{"test", "assert"}},
+	{nl, "debug my program with breakpoints in chrome devtools", []string{"debugger", "inspector", "cli"}},
+	{nl, "take a heap snapshot to find a memory leak", []string{"v8", "cli", "inspector"}},
+	{nl, "run a function after a delay", []string{"timers"}},
+	{nl, "emit and listen for my own events", []string{"events"}},
+	{nl, "use import statements instead of require", []string{"esm", "packages", "modules"}},
+	{nl, "stop the server crashing on an uncaught exception", []string{"process", "errors"}},
+	{nl, "open a tcp server that clients can connect to", []string{"net"}},
+	{nl, "send a udp datagram", []string{"dgram"}},
+	{nl, "resolve a hostname to its ip address", []string{"dns"}},
+	{nl, "how many cpus and how much free memory does the machine have", []string{"os"}},
+	{nl, "convert binary data to base64", []string{"buffer"}},
+	{nl, "pipe a readable stream into a writable one and handle backpressure", []string{"stream"}},
+	{nl, "format a string with placeholders like printf", []string{"util"}},
+	{nl, "measure how long a piece of code takes to run", []string{"perf_hooks", "console"}},
+	{nl, "keep a request id available across async calls", []string{"async_context", "async_hooks"}},
+	{nl, "restrict which files my script may read", []string{"permissions", "policy"}},
+	{nl, "ship my app as a single binary", []string{"single-executable-applications"}},
+	{nl, "write a native addon in c++", []string{"addons", "n-api"}},
+	{nl, "ask the user a question in the terminal and read the answer", []string{"readline"}},
+	{nl, "run untrusted code in a sandbox", []string{"vm"}},
+	{nl, "serve https with my own certificate", []string{"https", "tls"}},
+	{nl, "which apis are deprecated and will be removed", []string{"deprecations"}},
+	{nl, "which command line options does node accept", []string{"cli"}},
+	{nl, "turn a callback function into one that returns a promise", []string{"util"}},
+	{nl, "run webassembly that can access the file system", []string{"wasi"}},
+
+	{kw, "fs.readFile", []string{"fs"}},
+	{kw, "EventEmitter", []string{"events"}},
+	{kw, "worker_threads", []string{"worker_threads"}},
+	{kw, "AbortController", []string{"globals"}},
+	{kw, "structuredClone", []string{"globals"}},
+	{kw, "Buffer.from", []string{"buffer"}},
+}

@@ -1,0 +1,44 @@
+package search
+
+import "strings"
+
+// leadWords is about the length of a page's one-paragraph summary.
+const leadWords = 40
+
+// lead is the opening prose of a note's body: what a documentation page
+// says it is about ("List containers", tldr's "> Archiving utility.", a
+// module page's first sentences) before its options, examples and
+// sections. It is ranked as a description, as a frontmatter description
+// is, so a page about a thing outranks the long pages that only mention
+// it. Headings, HTML comments, tables and code are passed over; it ends
+// at the first paragraph break once it holds a sentence's worth of words
+// (a "Stability: 2" banner alone does not end it), or at leadWords words.
+func lead(body string) string {
+	var b strings.Builder
+	words := 0
+	fence := false
+	for line := range strings.Lines(body) {
+		t := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			fence = !fence
+			continue
+		case fence || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "|"):
+			continue
+		case t == "":
+			if words >= 8 {
+				return b.String()
+			}
+			continue
+		}
+		for _, w := range strings.Fields(t) {
+			if words == leadWords {
+				return b.String()
+			}
+			b.WriteString(w)
+			b.WriteByte(' ')
+			words++
+		}
+	}
+	return b.String()
+}

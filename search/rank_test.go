@@ -1,0 +1,127 @@
+package search_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vivary-dev/vivary-go/internal/testws"
+	"github.com/vivary-dev/vivary-go/search"
+	"github.com/vivary-dev/vivary-go/snapshot"
+)
+
+// ranked is the paths a full index over a thin workspace holding docs
+// ranks for each question, best first.
+func ranked(t *testing.T, docs map[string]string, questions ...string) map[string][]string {
+	t.Helper()
+	root := testws.Thin(t, docs)
+	ws := testws.Bind(t, root)
+	ctx := context.Background()
+	snap, err := snapshot.Take(ctx, ws, snapshot.Options{Prepare: search.Prepare})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := search.NewIndex()
+	if err := ix.Update(snap, read(ws)); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, q := range questions {
+		hits, err := ix.Search(ctx, search.Query{Text: q, K: 10, Read: read(ws)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[q] = []string{}
+		for _, h := range hits {
+			out[q] = append(out[q], h.Doc.Path)
+		}
+	}
+	return out
+}
+
+// filler is n notes about other things that share common words with the
+// questions below.
+func filler(n int) map[string]string {
+	docs := map[string]string{}
+	for i := range n {
+		docs[fmt.Sprintf("pages/tool%02d.md", i)] = fmt.Sprintf("# tool%02d\n\n> Work with files and directories.\n\n- Show the files in a directory:\n\n`tool%02d --files`\n", i, i)
+	}
+	return docs
+}
+
+// A question word such as "find" is a search term after all in a vault
+// where it names a note: "how do I find large files" reaches find.md. In
+// a vault without such a note it stays a question word, so a note that
+// says "find" often does not win on it.
+func TestVaultNamesAreNotStopwords(t *testing.T) {
+	docs := filler(20)
+	docs["pages/du.md"] = "# du\n\n> Disk usage: show large directories and files.\n"
+	docs["pages/find.md"] = "# find\n\n> Find files or directories under a directory tree, recursively.\n\n- Find files bigger than 1 GB:\n\n`find . -size +1G`\n"
+	q := "how do I find large files"
+	if got := ranked(t, docs, q)[q]; len(got) == 0 || got[0] != "pages/find.md" {
+		t.Errorf("%q ranks %v, want pages/find.md first", q, got)
+	}
+
+	docs = filler(20)
+	docs["pages/seek.md"] = "# seek\n\n> Find, find and find again.\n"
+	if got := ranked(t, docs, q)[q]; slices.Contains(got, "pages/seek.md") {
+		t.Errorf("%q ranks %v: find counted in a vault where no note is named find", q, got)
+	}
+}
+
+// A word of four letters or more also finds the longer words that start
+// with it (mongo, mongodb), below a note holding the word itself.
+func TestPrefixMatchesRankBelowExact(t *testing.T) {
+	docs := filler(10)
+	docs["notes/mongodb.md"] = "# MongoDB\n\nThe mongodb server keeps the catalogue.\n"
+	docs["notes/mongo-shell.md"] = "# Shell\n\nConnect with the mongo shell to the server.\n"
+	got := ranked(t, docs, "mongo", "mong", "mon")
+	if want := []string{"notes/mongo-shell.md", "notes/mongodb.md"}; strings.Join(got["mongo"], " ") != strings.Join(want, " ") {
+		t.Errorf("mongo ranks %v, want %v", got["mongo"], want)
+	}
+	if len(got["mong"]) != 2 {
+		t.Errorf("mong (four letters) ranks %v, want both mongo notes", got["mong"])
+	}
+	if len(got["mon"]) != 0 {
+		t.Errorf("mon (three letters) ranks %v, want nothing", got["mon"])
+	}
+}
+
+// The workspace's contract files (.vivary/context.md, AGENTS.md,
+// STATE.md) answer questions about the workspace, not a question about
+// the notes' subject that shares words with them.
+func TestContractFilesAnswerOnlyWorkspaceQuestions(t *testing.T) {
+	docs := filler(5)
+	docs["notes/gates.md"] = "# Release\n\nShip on Fridays after the review.\n"
+	subject := "ask a question and verify the result before I act"
+	workspace := "how does this workspace route context"
+	got := ranked(t, docs, subject, workspace)
+	for _, p := range got[subject] {
+		if p == ".vivary/context.md" || p == "AGENTS.md" || p == "STATE.md" {
+			t.Errorf("%q ranks the contract file %s: %v", subject, p, got[subject])
+		}
+	}
+	if len(got[workspace]) == 0 || got[workspace][0] != ".vivary/context.md" {
+		t.Errorf("%q ranks %v, want .vivary/context.md first", workspace, got[workspace])
+	}
+}
+
+// A word of the question that is rare in the vault but not its subject
+// ("pieces", said once in a note about something else) does not outrank
+// the note about the subject; nor does a long page that mentions the
+// subject in passing outrank the page whose opening says it is about it.
+func TestSubjectOutweighsRareWords(t *testing.T) {
+	docs := filler(30)
+	for i := range 8 {
+		docs[fmt.Sprintf("pages/edit%d.md", i)] = fmt.Sprintf("# edit%d\n\n> Edit text.\n\n- Split the window: `edit%d -o`\n", i, i)
+	}
+	docs["pages/split.md"] = "# split\n\n> Split a file into parts.\n\n- Split a file, each part 10 lines: `split -l 10 file`\n- Split a file into 5 parts: `split -n 5 file`\n"
+	docs["pages/jigsaw.md"] = "# jigsaw\n\n> Solve a puzzle: put the pieces together.\n"
+	docs["pages/handbook.md"] = "# Handbook\n\nEverything about files.\n\n" + strings.Repeat("Copy, move, list and archive files; split nothing. ", 60)
+	q := "split a large file into smaller pieces"
+	if got := ranked(t, docs, q)[q]; len(got) == 0 || got[0] != "pages/split.md" {
+		t.Errorf("%q ranks %v, want pages/split.md first", q, got)
+	}
+}
