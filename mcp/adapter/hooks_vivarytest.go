@@ -75,29 +75,15 @@ func init() {
 		case "budget": // real, but each call reads at most N documents afresh, then waits for its timeout: a vault too big for one call
 			n, _ := strconv.ParseInt(arg, 10, 64)
 			o.Producer = func(ctx context.Context, tool string, r *produce.Reader, a *args) (any, error) {
-				m := snapshot.MeterOf(ctx)
 				inner, cancel := context.WithCancel(ctx)
 				defer cancel()
-				cut := make(chan struct{})
-				go func() {
-					for m.Read() < n {
-						select {
-						case <-inner.Done():
-							return
-						case <-time.After(time.Millisecond):
-						}
-					}
-					close(cut)
-					cancel()
-				}()
-				v, err := runProducer(inner, tool, r, a)
-				select {
-				case <-cut:
+				b := &budgetCtx{Context: inner, m: snapshot.MeterOf(ctx), n: n, cancel: cancel}
+				v, err := runProducer(b, tool, r, a)
+				if b.cut.Load() {
 					<-ctx.Done()
 					return nil, ctx.Err()
-				default:
-					return v, err
 				}
+				return v, err
 			}
 		case "big": // a result far over the response limit
 			o.Producer = func(ctx context.Context, tool string, r *produce.Reader, a *args) (any, error) {
@@ -114,4 +100,23 @@ func init() {
 			}
 		}
 	}
+}
+
+// budgetCtx is cancelled by the first check of its Err once N documents
+// were read afresh: the read path checks before every note, so the cut
+// lands at the same place on a fast machine and a slow one (a watcher
+// polling the meter lost the race to a fast read of the whole vault).
+type budgetCtx struct {
+	context.Context
+	m      *snapshot.Meter
+	n      int64
+	cancel context.CancelFunc
+	cut    atomic.Bool
+}
+
+func (c *budgetCtx) Err() error {
+	if c.m.Read() >= c.n && !c.cut.Swap(true) {
+		c.cancel()
+	}
+	return c.Context.Err()
 }
