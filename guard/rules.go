@@ -172,7 +172,7 @@ func (r *rule) finds(w string) bool {
 				}
 			}
 		}
-		if sa > m[0] && listItemPair(w, sa, sb) {
+		if sa > m[0] && listItemPair(w, sa, sb) || filler(secret) || publicKeyName(r, w, sa) {
 			continue
 		}
 		if r.spec.entropy != 0 && shannon(secret) <= r.spec.entropy {
