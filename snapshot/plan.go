@@ -263,8 +263,8 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 			continue
 		}
 		snap.stamps = append(snap.stamps, stamp{p.jobs[i].rel, res.info})
-		if res.doc.EdgeOmitted > 0 {
-			col.add("edge", "edge_limit_or_unsafe", res.doc.EdgeOmitted)
+		if res.edgeOmitted > 0 {
+			col.add("edge", "edge_limit_or_unsafe", res.edgeOmitted)
 			col.complete = false
 		}
 		if res.json == nil {
