@@ -60,3 +60,9 @@ func ShortRules(below int) map[string]int {
 	}
 	return m
 }
+
+// ShapeOKOn is RelPathShape with the Windows name rule on or off.
+func ShapeOKOn(p string, windows bool) bool { return shapeFor(p, windows) == shapeOK }
+
+// ContainsRootOn is ContainsRoot with Windows' forms on or off.
+var ContainsRootOn = containsRoot

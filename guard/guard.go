@@ -11,6 +11,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -229,7 +230,12 @@ func AnyURI(s string) bool { return anyURI.MatchString(securityText(s)) }
 
 // ContainsRoot reports whether s contains the workspace root, in its slash or
 // backslash form, after NFKC on both sides.
-func ContainsRoot(s, root string) bool {
+func ContainsRoot(s, root string) bool { return containsRoot(s, root, onWindows) }
+
+// containsRoot is ContainsRoot; on Windows (windows set) the root is also
+// looked for in its slash form (C:/Users/…) and without case, as Windows
+// names it either way.
+func containsRoot(s, root string, windows bool) bool {
 	if root == "" {
 		return false
 	}
@@ -240,7 +246,11 @@ func ContainsRoot(s, root string) bool {
 	if !isASCII(r) {
 		r = norm.NFKC.String(r)
 	}
-	return strings.Contains(v, r) || strings.Contains(v, strings.ReplaceAll(r, "/", `\`))
+	if windows {
+		v, r = cases.Fold().String(v), cases.Fold().String(r)
+	}
+	return strings.Contains(v, r) || strings.Contains(v, strings.ReplaceAll(r, "/", `\`)) ||
+		windows && strings.Contains(v, strings.ReplaceAll(r, `\`, "/"))
 }
 
 // OutputSafe is SafeText plus no credential and no machine path.
@@ -254,7 +264,8 @@ func OutputSafe(s string, max int) bool {
 func SafeRelPath(p string, max int) bool { return PathFault(p, max) == "" }
 
 // RelPathShape reports the shape of a workspace-relative path alone: no
-// backslash, not absolute, no drive, no empty, "." or ".." segment. The MCP
+// backslash, not absolute, no drive, no empty, "." or ".." segment, and on
+// Windows no segment that WindowsNameFault refuses. The MCP
 // adapter checks only this of a check path, so that the text rules are left
 // to the producer and its path_refused answer.
 func RelPathShape(p string) bool { return shapeOf(p) == shapeOK }
@@ -270,9 +281,13 @@ const (
 	shapeBackslash
 	shapeClimb
 	shapeEmptySegment
+	shapeWindowsName
 )
 
-func shapeOf(p string) shape {
+func shapeOf(p string) shape { return shapeFor(p, onWindows) }
+
+// shapeFor is shapeOf, with the Windows name rule when windows is set.
+func shapeFor(p string, windows bool) shape {
 	switch {
 	case p == "":
 		return shapeEmpty
@@ -291,6 +306,9 @@ func shapeOf(p string) shape {
 			return shapeEmptySegment
 		}
 	}
+	if windows && windowsNameFault(p) != "" {
+		return shapeWindowsName
+	}
 	return shapeOK
 }
 
@@ -305,6 +323,7 @@ func PathShapeProblem(p string) string {
 		shapeBackslash:    "holds a backslash; separate folders with '/'",
 		shapeClimb:        "climbs out with '..'; give a path inside the workspace, relative to its root",
 		shapeEmptySegment: "has an empty or '.' part (a doubled or trailing '/', or './'); name each folder once, with no '/' at the end",
+		shapeWindowsName:  "has a part Windows reads as something else: " + windowsNameFault(p) + "; give the file's own name",
 	}[shapeOf(p)]
 }
 

@@ -337,6 +337,8 @@ func shapeFault(p string) string {
 		return "an absolute path or a drive"
 	case shapeEmpty, shapeClimb, shapeEmptySegment:
 		return "an empty, '.' or '..' segment"
+	case shapeWindowsName:
+		return windowsNameFault(p)
 	}
 	return ""
 }

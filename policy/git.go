@@ -76,9 +76,11 @@ func runGit(parent context.Context, root string, stdin []byte, args ...string) (
 		"--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
 		"-c", "core.quotePath=false", "-C", root,
 	}, args...)
-	cmd := exec.CommandContext(ctx, "git", argv...)
+	// Named by its fixed path: a bare "git" is looked up on the caller's
+	// PATH at once, and where that has none (Windows, often) the command
+	// would carry the lookup's error whatever Path is set to afterwards.
+	cmd := exec.CommandContext(ctx, lookGit(), argv...)
 	cmd.Env = gitEnv()
-	cmd.Path = lookGit()
 	cmd.WaitDelay = time.Second
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
@@ -164,6 +166,8 @@ func userExcludes(ctx context.Context, root string) (string, []Outside, bool) {
 	excludes, ignoreCase := coreConfig(ctx, root, env)
 	if excludes != "" {
 		if filepath.IsAbs(excludes) {
+			// Git for Windows prints C:/Users/…: one spelling of a path.
+			excludes = filepath.Clean(excludes)
 			stat(excludes)
 		}
 		return excludes, inputs, ignoreCase

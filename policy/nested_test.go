@@ -45,6 +45,7 @@ func admitted(t *testing.T, root string, paths []string, opt policy.Options) *po
 func TestEnclosingRepositoryRulesApply(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home) // os.UserHomeDir on Windows
 	t.Setenv("XDG_CONFIG_HOME", "")
 	testws.Write(t, home, ".config/git/ignore", "*.private-note.md\n")
 	outer, root := enclosed(t, "mid/ws")
@@ -65,7 +66,7 @@ func TestEnclosingRepositoryRulesApply(t *testing.T) {
 	var outside []string
 	for _, o := range a.Outside {
 		if strings.HasPrefix(o.Path, outer) {
-			outside = append(outside, strings.TrimPrefix(o.Path, outer))
+			outside = append(outside, filepath.ToSlash(strings.TrimPrefix(o.Path, outer)))
 		}
 	}
 	want := "/.git /.git/config /.git/HEAD /.git/info /.git/info/exclude  /.gitignore /mid /mid/.gitignore"

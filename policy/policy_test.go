@@ -342,6 +342,7 @@ func TestSensitiveNameTable(t *testing.T) {
 func TestUserExcludesFile(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home) // os.UserHomeDir on Windows
 	t.Setenv("XDG_CONFIG_HOME", "")
 	root := gitRepo(t)
 	paths := []string{"a.md", "b.md", "c.md"}
@@ -356,7 +357,7 @@ func TestUserExcludesFile(t *testing.T) {
 		}
 		var outside []string
 		for _, o := range a.Outside {
-			outside = append(outside, strings.TrimPrefix(o.Path, home))
+			outside = append(outside, filepath.ToSlash(strings.TrimPrefix(o.Path, home)))
 		}
 		return strings.Join(a.Allowed, ","), outside
 	}
@@ -375,7 +376,7 @@ func TestUserExcludesFile(t *testing.T) {
 	repoIgnore := filepath.Join(t.TempDir(), "repo-ignore")
 	os.WriteFile(repoIgnore, []byte("c.md\n"), 0o644)
 	testws.Git(t, root, "config", "core.excludesFile", repoIgnore)
-	if got, outside := admitted(); got != "a.md,b.md" || outside[len(outside)-1] != repoIgnore {
+	if got, outside := admitted(); got != "a.md,b.md" || outside[len(outside)-1] != filepath.ToSlash(repoIgnore) {
 		t.Fatalf("repository core.excludesFile: %s %v", got, outside)
 	}
 }

@@ -76,6 +76,7 @@ func TestNestedRepositoryIsKeptOut(t *testing.T) {
 func TestGlobalIgnoreCaseApplies(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home) // os.UserHomeDir on Windows
 	t.Setenv("XDG_CONFIG_HOME", "")
 	testws.Write(t, home, ".gitconfig", "[core]\n\tignoreCase = true\n")
 	root := gitRepo(t)

@@ -21,6 +21,7 @@ import (
 func TestEnclosingRepositoryHidesFromEveryProducer(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home) // os.UserHomeDir on Windows
 	t.Setenv("XDG_CONFIG_HOME", "")
 	outer := filepath.Join(t.TempDir(), "outer")
 	os.MkdirAll(outer, 0o755)

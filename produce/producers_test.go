@@ -318,6 +318,7 @@ func TestFreshnessGitIgnore(t *testing.T) {
 func testFreshnessGitIgnore(t *testing.T, newReader func(*workspace.Workspace) *produce.Reader) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home) // os.UserHomeDir on Windows
 	t.Setenv("XDG_CONFIG_HOME", "")
 	root := fixture(t)
 	os.Remove(filepath.Join(root, ".gitignore"))

@@ -235,8 +235,8 @@ func bindRoot(abs string) (int, string, Info, error) {
 	case !info.IsDir():
 		problem = "workspace path is not a directory; pass the workspace folder"
 	case info.Ino == 0 && info.IDHigh == 0:
-		problem = "the filesystem gives the workspace folder no file id, so a replaced folder could not be told from it; " +
-			"use a folder on an NTFS or ReFS volume"
+		problem = "workspace directory has no stable file identity (its file system gives it no file id, " +
+			"so a replaced folder could not be told from it); use a folder on an NTFS or ReFS volume"
 	}
 	if problem != "" {
 		windows.CloseHandle(h)
@@ -369,6 +369,15 @@ func listNames(fd int, buf *[]byte) ([]string, error) {
 // StatAt describes the entry name of an open directory handle without
 // following a link; a missing entry returns Info{Exists:false} and no error.
 func StatAt(dirfd int, name string) (Info, error) {
+	if name == "." {
+		// The folder itself, as fstatat(dirfd, ".") gives it on Linux.
+		h, err := ntOpen(handle(dirfd), "", windows.FILE_READ_ATTRIBUTES|windows.SYNCHRONIZE, windows.FILE_OPEN, 0, 0)
+		if err != nil {
+			return Info{}, err
+		}
+		defer windows.CloseHandle(h)
+		return infoOfHandle(h, name)
+	}
 	h, err := openNamed(dirfd, name, windows.FILE_READ_ATTRIBUTES|windows.SYNCHRONIZE, 0)
 	if err != nil {
 		if errors.Is(err, windows.ERROR_FILE_NOT_FOUND) || errors.Is(err, windows.ERROR_PATH_NOT_FOUND) {

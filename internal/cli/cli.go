@@ -207,7 +207,9 @@ func flagError(err error) string {
 }
 
 // signalContext is cancelled by SIGINT or SIGTERM, so a running git child
-// dies too and a writer rolls back instead of being killed halfway.
+// dies too and a writer rolls back instead of being killed halfway. On
+// Windows the Go runtime delivers Ctrl-C and Ctrl-Break as os.Interrupt and
+// closing the console, logoff and shutdown as SIGTERM.
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

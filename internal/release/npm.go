@@ -10,10 +10,20 @@ import (
 
 // npmPlatforms maps GoReleaser's GOOS/GOARCH to npm's os/cpu names.
 var npmPlatforms = map[[2]string][2]string{
-	{"darwin", "arm64"}: {"darwin", "arm64"},
-	{"darwin", "amd64"}: {"darwin", "x64"},
-	{"linux", "arm64"}:  {"linux", "arm64"},
-	{"linux", "amd64"}:  {"linux", "x64"},
+	{"darwin", "arm64"}:  {"darwin", "arm64"},
+	{"darwin", "amd64"}:  {"darwin", "x64"},
+	{"linux", "arm64"}:   {"linux", "arm64"},
+	{"linux", "amd64"}:   {"linux", "x64"},
+	{"windows", "arm64"}: {"win32", "arm64"},
+	{"windows", "amd64"}: {"win32", "x64"},
+}
+
+// npmBinary is vivary-mcp's file name in the package for npm's os.
+func npmBinary(goos string) string {
+	if goos == "win32" {
+		return "vivary-mcp.exe"
+	}
+	return "vivary-mcp"
 }
 
 // artifact is the part of an entry of GoReleaser's dist/artifacts.json
@@ -45,7 +55,7 @@ func NPM(repo, dist, out, version string, all bool) error {
 	done := map[[2]string]bool{}
 	for _, a := range arts {
 		p, ok := npmPlatforms[[2]string{a.GOOS, a.GOARCH}]
-		if a.Type != "Binary" || a.Name != "vivary-mcp" || !ok {
+		if a.Type != "Binary" || strings.TrimSuffix(a.Name, ".exe") != "vivary-mcp" || !ok {
 			continue
 		}
 		if done[p] {
@@ -81,7 +91,7 @@ func platformPackage(out, bin, goos, cpu, version string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "bin", "vivary-mcp"), data, 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "bin", npmBinary(goos)), data, 0o755); err != nil {
 		return err
 	}
 	manifest, err := json.MarshalIndent(map[string]any{
@@ -93,7 +103,7 @@ func platformPackage(out, bin, goos, cpu, version string) error {
 		"repository":  map[string]string{"type": "git", "url": "git+https://github.com/vivary-dev/vivary-go.git"},
 		"os":          []string{goos},
 		"cpu":         []string{cpu},
-		"files":       []string{"bin/vivary-mcp"},
+		"files":       []string{"bin/" + npmBinary(goos)},
 		// Run in place by Yarn's Plug'n'Play too.
 		"preferUnplugged": true,
 	}, "", "  ")

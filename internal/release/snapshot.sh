@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI step for the release archives: installs the pinned GoReleaser (a Go
 # module), checks .goreleaser.yaml, builds a snapshot release with it, and
-# checks what a user would download: the four archives with the three
+# checks what a user would download: the six archives with the three
 # binaries and the README, the checksums, a binary whose --version names
 # the commit, and the npm packages the release script builds from it.
 set -euo pipefail
@@ -24,6 +24,14 @@ for os in linux darwin; do
     [ "$got" = "$want" ] || fail "$a holds '$got', want '$want'"
     grep -q "  $a\$" dist/checksums.txt || fail "checksums.txt does not list $a"
   done
+done
+for arch in amd64 arm64; do
+  a="vivary_windows_${arch}.zip"
+  [ -f "dist/$a" ] || fail "no dist/$a"
+  got=$(unzip -Z1 "dist/$a" | sort | tr '\n' ' ' | sed 's/ $//')
+  wantexe=$(printf '%s\n' $want | sed -E 's/^(create-vivary|vivary|vivary-mcp)$/\1.exe/' | sort | tr '\n' ' ' | sed 's/ $//')
+  [ "$got" = "$wantexe" ] || fail "$a holds '$got', want '$wantexe'"
+  grep -q "  $a\$" dist/checksums.txt || fail "checksums.txt does not list $a"
 done
 (cd dist && sha256sum --quiet -c checksums.txt) || fail "checksums.txt does not match"
 
@@ -61,8 +69,10 @@ for b in vivary create-vivary vivary-mcp; do
 done
 
 go run ./internal/release npm dist "$work/npm" v0.0.0-snapshot
-for p in linux-x64 linux-arm64 darwin-x64 darwin-arm64; do
-  [ -x "$work/npm/@vivary/vivary-mcp-$p/bin/vivary-mcp" ] || fail "no npm package for $p"
+for p in linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64 win32-arm64; do
+  exe=
+  if [[ $p == win32-* ]]; then exe=.exe; fi
+  [ -x "$work/npm/@vivary/vivary-mcp-$p/bin/vivary-mcp$exe" ] || fail "no npm package for $p"
 done
 "$work/npm/@vivary/vivary-mcp-linux-x64/bin/vivary-mcp" --version >/dev/null
-echo "release snapshot: 4 archives, checksums, --version and npm packages checked"
+echo "release snapshot: 6 archives, checksums, --version and npm packages checked"

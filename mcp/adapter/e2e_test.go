@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -34,7 +35,19 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	bin, create = filepath.Join(dir, "vivary-mcp"), filepath.Join(dir, "create-vivary")
+	exe := ""
+	if runtime.GOOS == "windows" {
+		exe = ".exe"
+	}
+	bin, create = filepath.Join(dir, "vivary-mcp"+exe), filepath.Join(dir, "create-vivary"+exe)
+	// Where no Go toolchain runs the tests (Windows builds under Wine),
+	// VIVARY_TEST_PREBUILT names a folder holding both, built as below.
+	if pre := os.Getenv("VIVARY_TEST_PREBUILT"); pre != "" {
+		bin, create = filepath.Join(pre, "vivary-mcp"+exe), filepath.Join(pre, "create-vivary"+exe)
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}
 	builds := []*exec.Cmd{
 		// Test builds carry the hooks that shorten timeouts; release builds do not.
 		exec.Command("go", "build", "-tags", "vivarytest", "-o", bin, "../cmd/vivary-mcp"),

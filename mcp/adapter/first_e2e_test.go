@@ -114,6 +114,18 @@ func TestProgressNotifications(t *testing.T) {
 	if !eventuallyWithin(30*time.Second, func() bool { return count() > 0 }) {
 		t.Fatal("no progress notification while the call ran")
 	}
+	// The producer holds its answer only after its reads, so progress
+	// reaches every note while it is held; the gate opens once it has
+	// (else a slow machine's answer could come before the last tick).
+	whole := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		p := seen[len(seen)-1]
+		return p.Total >= notes && p.Progress == p.Total
+	}
+	if !eventuallyWithin(30*time.Second, whole) {
+		t.Fatal("progress never reached every note while the call was held")
+	}
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -230,6 +230,8 @@ func Main(argv []string) int {
 		fmt.Fprintf(os.Stdout, "vivary-mcp %s\n", version.String())
 		return reason.ExitOK
 	}
+	// On Windows, Ctrl-C and Ctrl-Break arrive as os.Interrupt, a closed
+	// console as SIGTERM.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if p.check {

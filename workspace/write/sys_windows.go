@@ -15,9 +15,10 @@ import (
 // On Windows every step acts through handles workspace.OpenAt opens
 // relative to a held folder handle with no reparse point followed: a new
 // file or folder is made with FILE_CREATE, a name removed by setting the
-// delete disposition on a handle opened by that name, and a rename is
-// SetFileInformationByHandle(FileRenameInfo) relative to the same folder
-// handle, without ReplaceIfExists for a new file. NTFS journals its own
+// delete disposition (POSIX semantics where the system has them) on a
+// handle opened by that exact name, and a rename is
+// NtSetInformationFile(FileRenameInformation) relative to the same
+// folder handle, without ReplaceIfExists for a new file. NTFS journals its own
 // metadata, so a folder is not flushed (Windows opens no folder for it).
 
 func closeFD(fd int) { windows.CloseHandle(windows.Handle(uintptr(fd))) }
@@ -45,8 +46,17 @@ func setDelete(dfd int, name string, dir bool) error {
 		return err
 	}
 	defer closeFD(fd)
-	del := uint32(1) // FILE_DISPOSITION_INFO.DeleteFile
-	return windows.SetFileInformationByHandle(windows.Handle(uintptr(fd)), windows.FileDispositionInfo, (*byte)(unsafe.Pointer(&del)), 4)
+	h := windows.Handle(uintptr(fd))
+	// POSIX semantics take the name away at once, even while another
+	// handle is open (Windows 10 1607 on); else the classic disposition,
+	// which removes it when the last handle closes.
+	flags := uint32(windows.FILE_DISPOSITION_DELETE | windows.FILE_DISPOSITION_POSIX_SEMANTICS)
+	var iosb windows.IO_STATUS_BLOCK
+	if windows.NtSetInformationFile(h, &iosb, (*byte)(unsafe.Pointer(&flags)), 4, windows.FileDispositionInformationEx) == nil {
+		return nil
+	}
+	del := byte(1) // FILE_DISPOSITION_INFO: one BOOLEAN, DeleteFile
+	return windows.SetFileInformationByHandle(h, windows.FileDispositionInfo, &del, 1)
 }
 
 func removeDirAt(dfd int, name string) error { return setDelete(dfd, name, true) }
@@ -56,7 +66,7 @@ func notEmpty(err error) bool { return errors.Is(err, windows.ERROR_DIR_NOT_EMPT
 func unlinkAt(dfd int, name string) error { return setDelete(dfd, name, false) }
 
 func createExcl(dfd int, name string, _ uint32) (int, error) {
-	return workspace.OpenAt(dfd, name, windows.FILE_GENERIC_WRITE|windows.DELETE, windows.FILE_CREATE, windows.FILE_NON_DIRECTORY_FILE)
+	return workspace.OpenAt(dfd, name, windows.FILE_GENERIC_WRITE|windows.FILE_READ_ATTRIBUTES|windows.DELETE, windows.FILE_CREATE, windows.FILE_NON_DIRECTORY_FILE)
 }
 
 func writeFD(fd int, p []byte) (int, error) {
@@ -67,8 +77,10 @@ func writeFD(fd int, p []byte) (int, error) {
 
 func syncFD(fd int) error { return windows.FlushFileBuffers(windows.Handle(uintptr(fd))) }
 
-// renameAt2 renames from to to within dfd through FILE_RENAME_INFO relative
-// to the folder's own handle; replace says whether an existing to may go.
+// renameAt2 renames from to to within dfd through FILE_RENAME_INFORMATION
+// relative to the folder's own handle (NtSetInformationFile: the Win32
+// SetFileInformationByHandle would resolve the name against the current
+// folder); replace says whether an existing to may go.
 func renameAt2(dfd int, from, to string, replace bool) error {
 	fd, err := workspace.OpenAt(dfd, from, windows.DELETE|windows.SYNCHRONIZE, windows.FILE_OPEN, 0)
 	if err != nil {
@@ -76,7 +88,7 @@ func renameAt2(dfd int, from, to string, replace bool) error {
 	}
 	defer closeFD(fd)
 	name := utf16.Encode([]rune(to))
-	// FILE_RENAME_INFO: ReplaceIfExists (a BOOLEAN padded to 8 bytes),
+	// FILE_RENAME_INFORMATION: ReplaceIfExists (a BOOLEAN padded to 8 bytes),
 	// RootDirectory, FileNameLength, FileName.
 	buf := make([]byte, 20+2*len(name)+2)
 	if replace {
@@ -85,7 +97,12 @@ func renameAt2(dfd int, from, to string, replace bool) error {
 	*(*uintptr)(unsafe.Pointer(&buf[8])) = uintptr(dfd)
 	*(*uint32)(unsafe.Pointer(&buf[16])) = uint32(2 * len(name))
 	copy(unsafe.Slice((*uint16)(unsafe.Pointer(&buf[20])), len(name)), name)
-	return windows.SetFileInformationByHandle(windows.Handle(uintptr(fd)), windows.FileRenameInfo, &buf[0], uint32(len(buf)))
+	var iosb windows.IO_STATUS_BLOCK
+	err = windows.NtSetInformationFile(windows.Handle(uintptr(fd)), &iosb, &buf[0], uint32(len(buf)), windows.FileRenameInformation)
+	if st, ok := err.(windows.NTStatus); ok {
+		return st.Errno()
+	}
+	return err
 }
 
 func renameReplace(dfd int, from, to string) error { return renameAt2(dfd, from, to, true) }

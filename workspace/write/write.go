@@ -252,6 +252,11 @@ func (r *Root) RemoveMade(made []string) error {
 			errs = append(errs, fmt.Errorf("a folder this write made was moved or replaced and was left alone"))
 			continue
 		}
+		// Its own handle goes first: Windows keeps a folder whose removal
+		// is pending while a handle on it is open, and its parent then
+		// is not empty.
+		closeFD(d.fd)
+		delete(r.dirs, rel)
 		if err := removeDirAt(parent.fd, name); err != nil {
 			errs = append(errs, fmt.Errorf("a folder this write made could not be removed: %w", err))
 			continue
@@ -305,15 +310,15 @@ func (r *Root) RemoveEmptyDir(rel string) error {
 	if err := hook(StepRmdir, rel); err != nil {
 		return err
 	}
+	if d, ok := r.dirs[rel]; ok {
+		closeFD(d.fd)
+		delete(r.dirs, rel)
+	}
 	if err := removeDirAt(parent.fd, name); err != nil {
 		if notEmpty(err) || errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		return err
-	}
-	if d, ok := r.dirs[rel]; ok {
-		closeFD(d.fd)
-		delete(r.dirs, rel)
 	}
 	syncDir(parent.fd)
 	return nil

@@ -90,7 +90,7 @@ func TestCreateReplaceRemove(t *testing.T) {
 		if err != nil || read(t, p) != "three\n" {
 			t.Fatalf("Replace: %v, file %q", err, read(t, p))
 		}
-		if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		if st, _ := os.Stat(p); keepsPermissions && st.Mode().Perm() != 0o600 {
 			t.Errorf("Replace changed the permissions to %v", st.Mode().Perm())
 		}
 		if err := r.Verify("a/b/f.md", info); err != nil {
@@ -197,6 +197,9 @@ func TestSwapAtEveryStep(t *testing.T) {
 				}
 				forward := map[string][]Step{"create": {StepMkdir, StepCreate, StepWrite, StepSync, StepRename},
 					"replace": {StepCreate, StepWrite, StepSync, StepRename, StepUnlink}}
+				if !swapsOldOut {
+					forward["replace"] = forward["replace"][:4]
+				}
 				if slices.Contains(forward[action], step) && !swapped {
 					t.Fatalf("the %s never reached step %s", action, step)
 				}
@@ -307,7 +310,7 @@ func TestAFaultLeavesNoTemp(t *testing.T) {
 	defer func() { Hook = nil }()
 	for _, action := range []string{"create", "replace"} {
 		for _, step := range []Step{StepCreate, StepWrite, StepSync, StepRename, StepUnlink} {
-			if action == "create" && step == StepUnlink {
+			if step == StepUnlink && (action == "create" || !swapsOldOut) {
 				continue
 			}
 			t.Run(action+"/"+string(step), func(t *testing.T) {

@@ -12,7 +12,10 @@ const packages = {
   'darwin x64': '@vivary/vivary-mcp-darwin-x64',
   'linux arm64': '@vivary/vivary-mcp-linux-arm64',
   'linux x64': '@vivary/vivary-mcp-linux-x64',
+  'win32 arm64': '@vivary/vivary-mcp-win32-arm64',
+  'win32 x64': '@vivary/vivary-mcp-win32-x64',
 };
+const exe = process.platform === 'win32' ? '.exe' : '';
 const instead = 'or install it with Go: go install github.com/vivary-dev/vivary-go/mcp/cmd/vivary-mcp@latest';
 
 function fail(msg) {
@@ -26,7 +29,7 @@ if (!pkg) {
 }
 let bin;
 try {
-  bin = require.resolve(`${pkg}/bin/vivary-mcp`);
+  bin = require.resolve(`${pkg}/bin/vivary-mcp${exe}`);
 } catch {
   fail(`${pkg} is not installed (were optional dependencies omitted?); reinstall with them, ${instead}`);
 }
