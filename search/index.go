@@ -454,7 +454,7 @@ func (ix *Index) edges(d *graph.Document) []graph.Edge {
 		return nil
 	}
 	for _, e := range d.Edges {
-		if _, ok := ix.snap.Graph.Nodes[e.To]; ok {
+		if ix.snap.Graph.IDs[e.To] {
 			out = append(out, e)
 		}
 	}

@@ -44,9 +44,14 @@ type Snapshot struct {
 	// with Options.ListHidden, for the owner at the terminal.
 	Hidden      []Hidden
 	configFiles []configFile
-	stamps      []stamp
-	racy        bool // some input changed too close to the snapshot to trust its stamps
-	outside     []policy.Outside
+	// stamps are the stamps of the inputs, of the documents left out
+	// unread and of those dropped for what they held; infos are the
+	// served documents', Docs[k]'s at infos[k/chunk][k%chunk], in pieces
+	// a snapshot after an edit shares (see allStamps).
+	stamps  []stamp
+	infos   [][]workspace.Info
+	racy    bool // some input changed too close to the snapshot to trust its stamps
+	outside []policy.Outside
 	// unwatched are the policy inputs no walk watches (the fixed ones: the
 	// policy files' and .git's entries); racyUnwatched is racy over them
 	// and the outside inputs, or a read failed.
@@ -60,6 +65,31 @@ type Snapshot struct {
 	// hashed is how Fingerprint was hashed, which a snapshot after an
 	// edit resumes from (see fingerprint).
 	hashed *hashed
+	// rows are the omissions counted, Omissions before aggregation;
+	// edgeDocs how many documents omitted edges, and whole whether the
+	// snapshot is complete but for those (see replaced).
+	rows     map[[2]string]int
+	edgeDocs int
+	whole    bool
+}
+
+// allStamps is every stamp the snapshot was judged by.
+func (s *Snapshot) allStamps() []stamp {
+	out := make([]stamp, 0, len(s.stamps)+len(s.Docs))
+	out = append(out, s.stamps...)
+	for k, d := range s.Docs {
+		out = append(out, stamp{d.Path, s.infos[k/chunk][k%chunk]})
+	}
+	return out
+}
+
+// piecesOf is xs in pieces of chunk, as Snapshot.infos holds them.
+func piecesOf[T any](xs []T) [][]T {
+	out := make([][]T, 0, (len(xs)+chunk-1)/chunk)
+	for lo := 0; lo < len(xs); lo += chunk {
+		out = append(out, xs[lo:min(lo+chunk, len(xs)):min(lo+chunk, len(xs))])
+	}
+	return out
 }
 
 // Options shape how a snapshot is taken.
@@ -172,30 +202,28 @@ func finished(p *plan, results []docResult, prev *Snapshot, started time.Time) *
 	}
 	done := &Snapshot{configFiles: p.configFiles, started: started}
 	seen := make(map[string]bool, len(results))
-	for i, r := range results {
+	var infos []workspace.Info
+	for _, r := range results {
 		if r.doc == nil {
 			continue // not reached, or dropped: read again
 		}
 		seen[r.doc.Path] = true
 		done.Docs = append(done.Docs, r.doc)
 		done.Prepared = append(done.Prepared, r.prepared)
-		done.stamps = append(done.stamps, stamp{p.jobs[i].rel, r.info})
+		infos = append(infos, r.info)
 	}
 	if prev != nil {
-		stamps := make(map[string]workspace.Info, len(prev.stamps))
-		for _, st := range prev.stamps {
-			stamps[st.rel] = st.info
-		}
 		for i, d := range prev.Docs {
 			if seen[d.Path] {
 				continue
 			}
 			done.Docs = append(done.Docs, d)
 			done.Prepared = append(done.Prepared, prev.Prepared[i])
-			done.stamps = append(done.stamps, stamp{d.Path, stamps[d.Path]})
+			infos = append(infos, prev.infos[i/chunk][i%chunk])
 		}
 		done.started = prev.started
 	}
+	done.infos = piecesOf(infos)
 	return done
 }
 
@@ -220,8 +248,8 @@ func keepable(p *plan, prev *Snapshot, changed map[string]bool) (func(rel string
 	for i, d := range prev.Docs {
 		docs[d.Path] = i
 	}
-	stamps := make(map[string]workspace.Info, len(prev.stamps))
-	for _, st := range prev.stamps {
+	stamps := make(map[string]workspace.Info, len(prev.stamps)+len(prev.Docs))
+	for _, st := range prev.allStamps() {
 		stamps[st.rel] = st.info
 	}
 	return func(rel string, info workspace.Info) (*graph.Document, any) {
