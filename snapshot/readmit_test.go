@@ -19,7 +19,7 @@ import (
 // the calls the per-document path served, and the snapshots it assembled
 // visiting every document.
 type follow struct {
-	src                             *Source
+	src                            *Source
 	lists, reads, readmits, wholes atomic.Int64
 }
 
