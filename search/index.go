@@ -238,9 +238,7 @@ func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read R
 	prepared := make([]*Prepared, len(added))
 	var missing []int
 	for j, i := range added {
-		if i < len(s.Prepared) {
-			prepared[j], _ = s.Prepared[i].(*Prepared)
-		}
+		prepared[j], _ = s.Prepared(i).(*Prepared)
 		// Already indexed elsewhere (its terms gone), or prepared for
 		// another focus, it is prepared again.
 		if prepared[j] == nil || prepared[j].spent || prepared[j].focus != ix.focus {

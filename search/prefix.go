@@ -84,7 +84,8 @@ func (ix *Index) prefixScore(t string, weights [][nFields]float32, add func(slot
 	// Summed in arrays indexed by slot, kept between searches and cleared
 	// through the list of slots touched, as Search's own scores are.
 	if len(ix.preSum) < len(ix.slots) {
-		ix.preSum, ix.preFields = make([]float64, len(ix.slots)), make([]uint8, len(ix.slots))
+		n := len(ix.slots) + len(ix.slots)/8 // room for the slots of a few edits
+		ix.preSum, ix.preFields = make([]float64, n), make([]uint8, n)
 	}
 	hit := ix.preHit[:0]
 	for _, u := range longer {

@@ -101,7 +101,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	// Scores accumulate in arrays indexed by slot, kept between searches
 	// (the owner serialises them) and cleared through the touched list.
 	if len(ix.acc) < len(ix.slots) {
-		ix.acc = make([]cand, len(ix.slots))
+		// An edit adds a slot: room for more, so the next few do not
+		// allocate the whole table again.
+		ix.acc = make([]cand, len(ix.slots)+len(ix.slots)/8)
 	}
 	acc := ix.acc
 	touched := ix.touched[:0]
@@ -175,7 +177,8 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	keep := func(sd *slotDoc) bool {
 		return q.Keep == nil || q.Keep(sd.doc, ix.edges(sd.doc))
 	}
-	var exact func(c *cand)
+	// exact is the bonus of a document whose id or title is the question.
+	var exact func(slot uint32) float64
 	bonus := 0.0
 	if nWords > 0 {
 		key := nameKey(q.Text)
@@ -184,10 +187,11 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			sum += idf
 		}
 		bonus = exactTitle * sum
-		exact = func(c *cand) {
-			if sd := &ix.slots[c.slot]; sd.idKey == key || sd.titleKey == key {
-				c.score += exactTitle * sum
+		exact = func(slot uint32) float64 {
+			if sd := &ix.slots[slot]; sd.idKey == key || sd.titleKey == key {
+				return exactTitle * sum
 			}
+			return 0
 		}
 	}
 	// Proximity needs the text, so only the best few are read again.
@@ -198,12 +202,15 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			return // not even an exact title would lift it in
 		}
 		if exact != nil && c.fields&(1<<fTitle) != 0 {
-			exact(&c)
+			c.score += exact(c.slot)
 		}
 		if len(top) == pool && !ix.less(&c, &top[pool-1]) {
 			return
 		}
-		i := sort.Search(len(top), func(i int) bool { return ix.less(&c, &top[i]) })
+		// Copied for the search's closure, which would otherwise move c
+		// to the heap for every candidate considered.
+		in := c
+		i := sort.Search(len(top), func(i int) bool { return ix.less(&in, &top[i]) })
 		if len(top) < pool {
 			top = append(top, cand{})
 		}

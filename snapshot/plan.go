@@ -248,7 +248,7 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 	docs := make([][]byte, 0, len(p.order))
 	infos := make([]workspace.Info, 0, len(p.order))
 	snap.Docs = make([]*graph.Document, 0, len(p.order))
-	snap.Prepared = make([]any, 0, len(p.order))
+	prepared := make([]any, 0, len(p.order))
 	for _, i := range p.order {
 		res := results[i]
 		switch res.outcome {
@@ -278,10 +278,10 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 			results[i].json = res.json
 		}
 		snap.Docs = append(snap.Docs, res.doc)
-		snap.Prepared = append(snap.Prepared, res.prepared)
+		prepared = append(prepared, res.prepared)
 		docs = append(docs, res.json)
 	}
-	snap.infos = piecesOf(infos)
+	snap.infos, snap.prepared = piecesOf(infos), piecesOf(prepared)
 	if graphOf == nil {
 		graphOf = graph.Build
 	}

@@ -138,7 +138,7 @@ func replaced(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 	}
 	snap := &Snapshot{Config: p.cfg, Admission: p.adm, configFiles: p.configFiles, plan: p, results: results,
 		UnreadableFolders: p.unreadable, stamps: prev.stamps, rows: prev.rows, edgeDocs: prev.edgeDocs, whole: prev.whole}
-	snap.Docs, snap.Prepared, snap.infos = slices.Clone(prev.Docs), slices.Clone(prev.Prepared), slices.Clone(prev.infos)
+	snap.Docs, snap.infos, snap.prepared = slices.Clone(prev.Docs), slices.Clone(prev.infos), slices.Clone(prev.prepared)
 	at, by := make([]int, len(idx)), make([][]byte, len(idx))
 	news := make([]stamp, len(idx))
 	copied, edges := map[int]bool{}, 0
@@ -152,11 +152,11 @@ func replaced(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 		if pos == len(prev.Docs) || prev.Docs[pos] != old.doc || res.doc.Path != old.doc.Path {
 			return nil, false, nil
 		}
-		snap.Docs[pos], snap.Prepared[pos] = res.doc, res.prepared
-		if c := pos / chunk; !copied[c] {
-			snap.infos[c], copied[c] = slices.Clone(snap.infos[c]), true
+		c := pos / chunk
+		if !copied[c] {
+			snap.infos[c], snap.prepared[c], copied[c] = slices.Clone(snap.infos[c]), slices.Clone(snap.prepared[c]), true
 		}
-		snap.infos[pos/chunk][pos%chunk] = res.info
+		snap.Docs[pos], snap.infos[c][pos%chunk], snap.prepared[c][pos%chunk] = res.doc, res.info, res.prepared
 		news[k] = stamp{res.doc.Path, res.info}
 		var err error
 		if res.json, err = docJSON(res.doc); err != nil {

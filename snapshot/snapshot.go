@@ -24,9 +24,9 @@ import (
 type Snapshot struct {
 	Config *policy.Config
 	Docs   []*graph.Document // UTF-16 path order
-	// Prepared holds, for each of Docs, what Options.Prepare returned for
-	// it (nil without a Prepare).
-	Prepared    []any
+	// prepared holds what Options.Prepare returned for each of Docs, in
+	// pieces as infos (see Prepared).
+	prepared    [][]any
 	Graph       *graph.Graph
 	Complete    bool
 	Omissions   []Omission // aggregated rows
@@ -71,6 +71,15 @@ type Snapshot struct {
 	rows     map[[2]string]int
 	edgeDocs int
 	whole    bool
+}
+
+// Prepared is what Options.Prepare returned for Docs[i] (nil without a
+// Prepare).
+func (s *Snapshot) Prepared(i int) any {
+	if i < 0 || i/chunk >= len(s.prepared) || i%chunk >= len(s.prepared[i/chunk]) {
+		return nil
+	}
+	return s.prepared[i/chunk][i%chunk]
 }
 
 // allStamps is every stamp the snapshot was judged by.
@@ -203,13 +212,14 @@ func finished(p *plan, results []docResult, prev *Snapshot, started time.Time) *
 	done := &Snapshot{configFiles: p.configFiles, started: started}
 	seen := make(map[string]bool, len(results))
 	var infos []workspace.Info
+	var prepared []any
 	for _, r := range results {
 		if r.doc == nil {
 			continue // not reached, or dropped: read again
 		}
 		seen[r.doc.Path] = true
 		done.Docs = append(done.Docs, r.doc)
-		done.Prepared = append(done.Prepared, r.prepared)
+		prepared = append(prepared, r.prepared)
 		infos = append(infos, r.info)
 	}
 	if prev != nil {
@@ -218,12 +228,12 @@ func finished(p *plan, results []docResult, prev *Snapshot, started time.Time) *
 				continue
 			}
 			done.Docs = append(done.Docs, d)
-			done.Prepared = append(done.Prepared, prev.Prepared[i])
+			prepared = append(prepared, prev.Prepared(i))
 			infos = append(infos, prev.infos[i/chunk][i%chunk])
 		}
 		done.started = prev.started
 	}
-	done.infos = piecesOf(infos)
+	done.infos, done.prepared = piecesOf(infos), piecesOf(prepared)
 	return done
 }
 
@@ -266,7 +276,7 @@ func keepable(p *plan, prev *Snapshot, changed map[string]bool) (func(rel string
 		if !ok || !workspace.Same(old, info) || racy([]stamp{{rel, old}}, nil, prev.started) {
 			return nil, nil
 		}
-		return prev.Docs[i], prev.Prepared[i]
+		return prev.Docs[i], prev.Prepared(i)
 	}, nil
 }
 
