@@ -181,8 +181,16 @@ type Index struct {
 	live   int
 	sumLen [nFields]int64
 	// scratch of Search
-	weights [][nFields]float32 // nil after a change
-	spare   [][nFields]float32 // the last weights' table, to compute the next in
+	// weights are each slot's field weights (see weightOf), computed
+	// when a search first needs them under the statistics of gen, which
+	// every change moves on: an edit changes every weight (the average
+	// lengths move), but a search computes only those of the documents
+	// it scores. avg are gen's average field lengths; stale says the
+	// index changed since gen.
+	weights []weight
+	gen     uint32
+	avg     [nFields]float64
+	stale   bool
 	// contract are the slots of the workspace's contract files, found with
 	// weights under the policy contractOf.
 	contract   []uint32
@@ -197,7 +205,7 @@ type Index struct {
 
 // NewIndex returns an empty index; Update fills it.
 func NewIndex() *Index {
-	return &Index{bySlot: map[*graph.Document]uint32{}, post: map[string]*plist{}}
+	return &Index{bySlot: map[*graph.Document]uint32{}, post: map[string]*plist{}, stale: true}
 }
 
 // Snapshot is the snapshot the index describes.
@@ -233,7 +241,7 @@ func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read R
 	ix.remove(gone)
 	ix.snap = nil
 	if len(gone)+len(added) > 0 {
-		ix.weights = nil
+		ix.stale = true
 	}
 	prepared := make([]*Prepared, len(added))
 	var missing []int
@@ -440,7 +448,7 @@ func (ix *Index) compact() {
 		}
 	}
 	ix.slots = slots
-	ix.weights = nil
+	ix.stale = true
 	ix.acc, ix.preSum, ix.preFields = nil, nil, nil
 }
 

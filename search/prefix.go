@@ -76,7 +76,7 @@ func (ix *Index) longer(t string) []string {
 // continue t, prefixWeight of a BM25F score with their weighted counts
 // summed as if they were one term, its idf from the documents holding any
 // of them.
-func (ix *Index) prefixScore(t string, weights [][nFields]float32, add func(slot uint32, score float64, fields uint8)) {
+func (ix *Index) prefixScore(t string, add func(slot uint32, score float64, fields uint8)) {
 	longer := ix.longer(t)
 	if len(longer) == 0 {
 		return
@@ -90,7 +90,7 @@ func (ix *Index) prefixScore(t string, weights [][nFields]float32, add func(slot
 	hit := ix.preHit[:0]
 	for _, u := range longer {
 		for _, p := range ix.post[u].all() { // longer holds only indexed terms
-			fw := &weights[p.slot]
+			fw := ix.weightOf(p.slot)
 			if fw[0] < 0 {
 				continue
 			}

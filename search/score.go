@@ -94,10 +94,10 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		idfs = append(idfs, idf)
 	}
 	if ix.contractOf != ix.snap.Config {
-		ix.weights = nil
+		ix.stale = true
 	}
 	capIDF(idfs, nWords)
-	weights := ix.fieldWeights()
+	ix.fieldWeights()
 	// Scores accumulate in arrays indexed by slot, kept between searches
 	// (the owner serialises them) and cleared through the touched list.
 	if len(ix.acc) < len(ix.slots) {
@@ -131,7 +131,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			if j%4096 == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			fw := &weights[p.slot]
+			fw := ix.weightOf(p.slot)
 			if fw[0] < 0 {
 				continue // a dead slot
 			}
@@ -159,7 +159,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if !prefixable(t) {
 			continue
 		}
-		ix.prefixScore(t, weights, func(slot uint32, score float64, fields uint8) {
+		ix.prefixScore(t, func(slot uint32, score float64, fields uint8) {
 			c := &acc[slot]
 			if c.fields == 0 && c.score == 0 {
 				c.slot = slot
@@ -302,40 +302,63 @@ func frontmatterHas(d *graph.Document, qt map[string]int) bool {
 	return false
 }
 
-// fieldWeights are, per slot, each field's weight over its length
-// normalisation, so a term's weighted count is a sum of products; computed
-// again only after the index changed. A dead slot's first weight is -1.
-func (ix *Index) fieldWeights() [][nFields]float32 {
-	if ix.weights != nil {
-		return ix.weights
+// weight is one slot's field weights: each field's weight over its
+// length normalisation, so a term's weighted count is a sum of products.
+// A dead slot's first weight is -1.
+type weight struct {
+	w   [nFields]float32
+	gen uint32 // the statistics they were computed under; 0: none
+}
+
+// fieldWeights moves the weights on to the index's statistics now, after
+// a change: a new generation, which weightOf computes each slot's
+// weights under when a search first needs them. Nothing visits every
+// slot: an edit must cost what it changes.
+func (ix *Index) fieldWeights() {
+	if !ix.stale {
+		return
 	}
 	ix.findContract()
-	var avg [nFields]float64
 	for f := range nFields {
-		avg[f] = 1
+		ix.avg[f] = 1
 		if ix.live > 0 && ix.sumLen[f] > 0 {
-			avg[f] = float64(ix.sumLen[f]) / float64(ix.live)
+			ix.avg[f] = float64(ix.sumLen[f]) / float64(ix.live)
 		}
 	}
-	// Written over the last table: an edit changes every weight (the
-	// average lengths move) but need not allocate them again.
-	ws := ix.spare
-	if cap(ws) < len(ix.slots) {
-		ws = make([][nFields]float32, len(ix.slots), len(ix.slots)+len(ix.slots)/8)
+	if ix.gen++; ix.gen == 0 {
+		// Wrapped: no weight may pass for this generation's.
+		clear(ix.weights)
+		ix.gen = 1
 	}
-	ws = ws[:len(ix.slots)]
-	for s := range ix.slots {
-		sd := &ix.slots[s]
-		if sd.doc == nil {
-			ws[s] = [nFields]float32{-1}
-			continue
-		}
-		for f := range nFields {
-			ws[s][f] = float32(fieldWeight[f] / (1 - fieldB[f] + fieldB[f]*float64(sd.lens[f])/avg[f]))
-		}
+	if n := len(ix.slots); len(ix.weights) < n {
+		ix.weights = append(ix.weights, make([]weight, n-len(ix.weights))...)
 	}
-	ix.weights, ix.spare = ws, ws
-	return ws
+	ix.stale = false
+}
+
+// weightOf is the field weights of slot under the current statistics.
+func (ix *Index) weightOf(slot uint32) *[nFields]float32 {
+	w := &ix.weights[slot]
+	if w.gen != ix.gen {
+		ix.weigh(w, slot)
+	}
+	return &w.w
+}
+
+// weigh computes w, slot's weights, under the current statistics. Kept
+// out of line so that weightOf, once a posting, is inlined.
+//
+//go:noinline
+func (ix *Index) weigh(w *weight, slot uint32) {
+	w.gen = ix.gen
+	sd := &ix.slots[slot]
+	if sd.doc == nil {
+		w.w = [nFields]float32{-1}
+		return
+	}
+	for f := range nFields {
+		w.w[f] = float32(fieldWeight[f] / (1 - fieldB[f] + fieldB[f]*float64(sd.lens[f])/ix.avg[f]))
+	}
 }
 
 // less is the rank order: score, then path, then id.
