@@ -179,6 +179,7 @@ type Index struct {
 	bySlot map[*graph.Document]uint32
 	post   map[string]*plist
 	live   int
+	dead   []uint32 // the dead slots, in the order they died
 	sumLen [nFields]int64
 	// scratch of Search
 	// weights are each slot's field weights (see weightOf), computed
@@ -395,6 +396,7 @@ func (ix *Index) remove(gone []*graph.Document) {
 		}
 		sd.doc = nil
 		ix.live--
+		ix.dead = append(ix.dead, slot)
 	}
 }
 
@@ -402,7 +404,11 @@ func (ix *Index) remove(gone []*graph.Document) {
 // compacts; tests lower it.
 var compactMin = 1024
 
-// df is how many live documents hold the term of pl (nil: none).
+// df is how many live documents hold the term of pl (nil: none). A list
+// keeps how many of the dead slots it holds, so after an edit only the
+// slots that died since it was last asked are looked up in it (a run of
+// postings each), not every posting read: a common word's list holds
+// most of the vault.
 func (ix *Index) df(pl *plist) int {
 	if pl == nil {
 		return 0
@@ -410,13 +416,25 @@ func (ix *Index) df(pl *plist) int {
 	if ix.live == len(ix.slots) {
 		return pl.n
 	}
-	n := 0
-	for _, p := range pl.all() {
-		if ix.slots[p.slot].doc != nil {
-			n++
+	if int(pl.seen) > len(ix.dead) {
+		pl.seen = int32(len(ix.dead)) // never: compact makes every list anew
+	}
+	if news := ix.dead[pl.seen:]; len(news)*skipEvery < pl.n {
+		for _, s := range news {
+			if pl.has(s) {
+				pl.gone++
+			}
+		}
+	} else {
+		pl.gone = 0
+		for _, p := range pl.all() {
+			if ix.slots[p.slot].doc == nil {
+				pl.gone++
+			}
 		}
 	}
-	return n
+	pl.seen = int32(len(ix.dead))
+	return pl.n - int(pl.gone)
 }
 
 // compact drops dead slots and their postings, and renumbers the live
@@ -447,7 +465,7 @@ func (ix *Index) compact() {
 			*pl = out
 		}
 	}
-	ix.slots = slots
+	ix.slots, ix.dead = slots, ix.dead[:0]
 	ix.stale = true
 	ix.acc, ix.preSum, ix.preFields = nil, nil, nil
 }
