@@ -416,25 +416,26 @@ func (ix *Index) df(pl *plist) int {
 	if ix.live == len(ix.slots) {
 		return pl.n
 	}
-	if int(pl.seen) > len(ix.dead) {
-		pl.seen = int32(len(ix.dead)) // never: compact makes every list anew
+	lg := pl.long
+	if lg == nil || lg.seen > len(ix.dead) {
+		lg = &long{} // a short list (or never: compact makes every list anew)
 	}
-	if news := ix.dead[pl.seen:]; len(news)*skipEvery < pl.n {
+	if news := ix.dead[lg.seen:]; len(news)*skipEvery < pl.n {
 		for _, s := range news {
 			if pl.has(s) {
-				pl.gone++
+				lg.gone++
 			}
 		}
 	} else {
-		pl.gone = 0
+		lg.gone = 0
 		for _, p := range pl.all() {
 			if ix.slots[p.slot].doc == nil {
-				pl.gone++
+				lg.gone++
 			}
 		}
 	}
-	pl.seen = int32(len(ix.dead))
-	return pl.n - int(pl.gone)
+	lg.seen = len(ix.dead)
+	return pl.n - lg.gone
 }
 
 // compact drops dead slots and their postings, and renumbers the live

@@ -23,12 +23,17 @@ type plist struct {
 	data []byte
 	n    int    // postings
 	last uint32 // the slot of the last posting
-	// skips say where each run of skipEvery postings after the first
-	// starts, so that has need not read the list from its start.
-	skips []skip
-	// gone is how many of the index's first seen dead slots the list
-	// holds (see Index.df).
-	seen, gone int32
+	long *long  // a list of more than skipEvery postings: most are short
+}
+
+// long is what a long list keeps to count its live postings without
+// reading them all: skips say where each run of skipEvery postings after
+// the first starts, so that has need not read the list from its start,
+// and gone how many of the index's first seen dead slots it holds (see
+// Index.df).
+type long struct {
+	skips      []skip
+	seen, gone int
 }
 
 // skip is where a run of postings starts in a list's data, and the slot
@@ -39,7 +44,10 @@ const skipEvery = 64
 
 func (pl *plist) add(slot uint32, tf [nFields]uint8) {
 	if pl.n > 0 && pl.n%skipEvery == 0 {
-		pl.skips = append(pl.skips, skip{pl.last, uint32(len(pl.data))})
+		if pl.long == nil {
+			pl.long = &long{}
+		}
+		pl.long.skips = append(pl.long.skips, skip{pl.last, uint32(len(pl.data))})
 	}
 	pl.data = binary.AppendUvarint(pl.data, uint64(slot-pl.last))
 	pl.data = appendTF(pl.data, tf)
@@ -66,8 +74,11 @@ func (pl *plist) all() iter.Seq2[int, posting] {
 // one run of postings.
 func (pl *plist) has(slot uint32) bool {
 	base, i := uint32(0), 0
-	if k := sort.Search(len(pl.skips), func(k int) bool { return pl.skips[k].base >= slot }); k > 0 {
-		base, i = pl.skips[k-1].base, int(pl.skips[k-1].off)
+	if pl.long != nil {
+		skips := pl.long.skips
+		if k := sort.Search(len(skips), func(k int) bool { return skips[k].base >= slot }); k > 0 {
+			base, i = skips[k-1].base, int(skips[k-1].off)
+		}
 	}
 	for i < len(pl.data) {
 		d, n := binary.Uvarint(pl.data[i:])
