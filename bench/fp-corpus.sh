@@ -10,8 +10,13 @@
 #
 #	bench/fp-corpus.sh            # fetch, measure, remove
 #	bench/fp-corpus.sh -keep DIR  # leave the notes in DIR
+#	bench/fp-corpus.sh -docs      # the documentation corpora instead
 #
-# Nothing is written into the repository.
+# -docs measures, without a limit (docs show example credentials on
+# purpose), rclone v1.73.0's docs/content and docker/cli v29.5.3's
+# docs/reference from the Go module cache (go mod download fetches them if
+# absent) and Node.js's API docs where Debian installs them, listing each
+# note hidden. Nothing is written into the repository.
 set -euo pipefail
 
 # name version licence digest (npm's dist.integrity)
@@ -26,11 +31,23 @@ pins=(
 keep=""
 case "${1:-}" in
 -h | --help)
-	sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
 -keep)
 	keep="${2:?-keep needs a folder}"
+	;;
+-docs)
+	command -v go >/dev/null || { echo "fp-corpus.sh: go is not installed" >&2; exit 1; }
+	moddir() { (cd "${TMPDIR:-/tmp}" && GOFLAGS=-mod=mod go mod download -json "$1") | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p'; }
+	roots="$(moddir github.com/rclone/rclone@v1.73.0)/docs/content"
+	roots="$roots:$(moddir github.com/docker/cli@v29.5.3+incompatible)/docs/reference"
+	if [ -d /usr/share/doc/nodejs/api ]; then
+		roots="$roots:/usr/share/doc/nodejs/api"
+	fi
+	cd "$(dirname "$0")/.."
+	VIVARY_FP_CORPORA="$roots" go test ./guard -run 'TestMarkdownCorpora' -count=1 -v
+	exit 0
 	;;
 "") ;;
 *)

@@ -174,7 +174,8 @@ func longFlag(w, next string) (v string, eq, ok bool) {
 		v = next
 	}
 	for _, p := range []string{"no-", "ask-", "prompt"} {
-		if strings.HasPrefix(name, p) {
+		// --rc-no-auth, --sftp-ask-password: a prefixed switch too.
+		if strings.HasPrefix(name, p) || strings.Contains(name, "-"+p) {
 			return "", false, false
 		}
 	}
@@ -229,6 +230,12 @@ func flagValue(cmd, flag, v string) bool {
 	}
 	if v == "" || v[0] == '-' || v[0] == '/' || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "~/") ||
 		strings.HasPrefix(v, "../") || strings.Contains(v, "{{") {
+		return false
+	}
+	if strings.HasPrefix(v, "](") || (v[0] == '<' || v[0] == '[') && strings.IndexByte(v, closer(v[0])) < 0 && !strongSecret(v) {
+		// [`--token`](#token): the flag is a link's text. --rc-pass
+		// <random password>: a bracketed placeholder the words split
+		// (or a shell redirection), not a value.
 		return false
 	}
 	if i := strings.IndexByte(v, '='); i > 0 && identLike(v[:i]) && cmd == "" {

@@ -116,8 +116,7 @@ func userinfo(t string) bool {
 		line := t[start:end]
 		for _, re := range []*regexp.Regexp{credURL, scpCred} {
 			for _, m := range re.FindAllStringSubmatchIndex(line, -1) {
-				a, b := start+m[4], start+m[5]
-				if !placeholder(t[a:b]) && !inTemplate(t, a, b) {
+				if !userinfoPlaceholder(t, start+m[4], start+m[5]) {
 					return true
 				}
 			}

@@ -157,18 +157,23 @@ func (r *rule) finds(w string) bool {
 	r.compile()
 	for _, m := range r.re.FindAllStringSubmatchIndex(w, -1) {
 		match := strings.Trim(w[m[0]:m[1]], "\n")
-		secret := match
+		secret, sa, sb := match, m[0], m[1]
 		if g := r.spec.secretGroup; g > 0 {
 			if 2*g+1 < len(m) && m[2*g] >= 0 {
-				secret = w[m[2*g]:m[2*g+1]]
+				sa, sb = m[2*g], m[2*g+1]
+				secret = w[sa:sb]
 			}
 		} else {
 			for g := 1; 2*g+1 < len(m); g++ {
 				if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
-					secret = w[m[2*g]:m[2*g+1]]
+					sa, sb = m[2*g], m[2*g+1]
+					secret = w[sa:sb]
 					break
 				}
 			}
+		}
+		if sa > m[0] && listItemPair(w, sa, sb) || filler(secret) || publicKeyName(r, w, sa) {
+			continue
 		}
 		if r.spec.entropy != 0 && shannon(secret) <= r.spec.entropy {
 			continue

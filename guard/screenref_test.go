@@ -50,7 +50,7 @@ func refCredential(s string) bool {
 func refUserinfo(t string) bool {
 	for _, re := range []*regexp.Regexp{credURL, scpCred} {
 		for _, m := range re.FindAllStringSubmatchIndex(t, -1) {
-			if !placeholder(t[m[4]:m[5]]) && !inTemplate(t, m[4], m[5]) {
+			if !userinfoPlaceholder(t, m[4], m[5]) {
 				return true
 			}
 		}

@@ -61,7 +61,7 @@ func isValue(t string, a, b int) bool {
 		}
 	}
 	lv := strings.ToLower(v)
-	if safeValues[lv] || proseWords[lv] || placeholder(v) || ordinal(v) {
+	if safeValues[lv] || proseWords[lv] || placeholder(v) || ordinal(v) || label(raw) {
 		return false
 	}
 	if inTemplate(t, a, b) {
@@ -179,6 +179,9 @@ func placeholder(v string) bool {
 	if v == "" {
 		return true
 	}
+	if filler(v) {
+		return true // 0123456789abcdef0123…: a key's length and alphabet shown
+	}
 	if strongSecret(v) {
 		// Wrapping a key in a placeholder's marks does not make it one:
 		// ^x7Gd93kLq2Pz^, %x7Gd93kLq2Pz%, $ecretPassw0rd9.
@@ -188,6 +191,9 @@ func placeholder(v string) bool {
 		if v[0] == p[0] && v[len(v)-1] == p[1] {
 			return true
 		}
+	}
+	if emphasised(v) || masked(v) {
+		return true
 	}
 	if v[0] == '$' || v[0] == '%' && v[len(v)-1] == '%' {
 		return true
@@ -289,7 +295,9 @@ var (
 	// plain settings; neither is a secret.
 	safeValues = set("any", "boolean", "bool", "date", "datetime", "float", "integer", "int", "number", "null", "ref",
 		"ref-list", "slug", "string", "str", "url", "true", "false", "yes", "no", "on", "off", "none", "nil",
-		"required", "optional", "enabled", "disabled", "empty", "unset", "omitted", "hidden", "redacted")
+		"required", "optional", "enabled", "disabled", "empty", "unset", "omitted", "hidden", "redacted",
+		// Authorization: header: the word names the field, as a type does.
+		"header")
 	// proseWords are the function words and the imperatives of
 	// instructions that start a sentence after a colon, in the languages
 	// of the notes measured (see the README): after "password:" they mean

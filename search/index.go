@@ -182,6 +182,7 @@ type Index struct {
 	sumLen [nFields]int64
 	// scratch of Search
 	weights [][nFields]float32 // nil after a change
+	spare   [][nFields]float32 // the last weights' table, to compute the next in
 	// contract are the slots of the workspace's contract files, found with
 	// weights under the policy contractOf.
 	contract   []uint32

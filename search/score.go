@@ -310,18 +310,24 @@ func (ix *Index) fieldWeights() [][nFields]float32 {
 			avg[f] = float64(ix.sumLen[f]) / float64(ix.live)
 		}
 	}
-	ws := make([][nFields]float32, len(ix.slots))
+	// Written over the last table: an edit changes every weight (the
+	// average lengths move) but need not allocate them again.
+	ws := ix.spare
+	if cap(ws) < len(ix.slots) {
+		ws = make([][nFields]float32, len(ix.slots), len(ix.slots)+len(ix.slots)/8)
+	}
+	ws = ws[:len(ix.slots)]
 	for s := range ix.slots {
 		sd := &ix.slots[s]
 		if sd.doc == nil {
-			ws[s][0] = -1
+			ws[s] = [nFields]float32{-1}
 			continue
 		}
 		for f := range nFields {
 			ws[s][f] = float32(fieldWeight[f] / (1 - fieldB[f] + fieldB[f]*float64(sd.lens[f])/avg[f]))
 		}
 	}
-	ix.weights = ws
+	ix.weights, ix.spare = ws, ws
 	return ws
 }
 

@@ -194,7 +194,7 @@ func (s *Source) Snapshot(ctx context.Context) (*Snapshot, error) {
 			s.kept, s.keptChanged = prev, changed
 			return nil, err
 		}
-		if snap != nil && s.held(prev, changed) {
+		if snap != nil && s.held(snap, changed) {
 			if readmitted != nil {
 				readmitted()
 			}
@@ -373,10 +373,11 @@ func (s *Source) check(prev *Snapshot) (fresh bool, changed map[string]bool, reu
 
 // held proves, after readmit read, that the policy held still through the
 // reads, as the stat after a full take's reads does: the feed saw nothing
-// since but content changes to documents prev read, which the next call
-// reads again, and the inputs it does not watch kept their stamps. When it
-// cannot, changed gains what the feed saw, for the full path.
-func (s *Source) held(prev *Snapshot, changed map[string]bool) bool {
+// since but content changes to documents snap (readmit's, under prev's
+// plan) read, which the next call reads again, and the inputs it does not
+// watch kept their stamps. When it cannot, changed gains what the feed
+// saw, for the full path.
+func (s *Source) held(snap *Snapshot, changed map[string]bool) bool {
 	more, structural, ok := s.feed.drain()
 	for rel := range more {
 		changed[rel] = true
@@ -385,11 +386,11 @@ func (s *Source) held(prev *Snapshot, changed map[string]bool) bool {
 		return false
 	}
 	for rel := range more {
-		if _, job := prev.plan.index[rel]; !job {
+		if _, job := snap.plan.index[rel]; !job {
 			return false
 		}
 	}
-	if !unchanged(s.ws, prev.unwatched, prev.outside) {
+	if !unchanged(s.ws, snap.unwatched, snap.outside) {
 		return false
 	}
 	s.pending = more

@@ -231,7 +231,7 @@ func policyFiles(ws *workspace.Workspace, col *collector) (thin bool, cands []ca
 // assemble builds the snapshot from a plan and what reading its jobs gave
 // (in the jobs' order). started is when the oldest of the stamps it keeps
 // was taken: a stamp that recent proves nothing.
-func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []docResult, started time.Time, graphOf func([]*graph.Document) *graph.Graph) (*Snapshot, error) {
+func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []docResult, started time.Time, prev *Snapshot, graphOf func([]*graph.Document) *graph.Graph) (*Snapshot, error) {
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}
@@ -241,7 +241,11 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 		UnreadableFolders: p.unreadable}
 	snap.stamps = make([]stamp, 0, len(p.leftOut)+len(results)+len(p.inputs))
 	snap.stamps = append(snap.stamps, p.leftOut...)
-	var docs [][]byte
+	// Sized once: appends that grow these at every size are a good part
+	// of what an edit costs at 50,000 notes.
+	docs := make([][]byte, 0, len(p.order))
+	snap.Docs = make([]*graph.Document, 0, len(p.order))
+	snap.Prepared = make([]any, 0, len(p.order))
 	for _, i := range p.order {
 		res := results[i]
 		switch res.outcome {
@@ -259,8 +263,8 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 			continue
 		}
 		snap.stamps = append(snap.stamps, stamp{p.jobs[i].rel, res.info})
-		if res.doc.EdgeOmitted > 0 {
-			col.add("edge", "edge_limit_or_unsafe", res.doc.EdgeOmitted)
+		if res.edgeOmitted > 0 {
+			col.add("edge", "edge_limit_or_unsafe", res.edgeOmitted)
 			col.complete = false
 		}
 		if res.json == nil {
@@ -296,7 +300,7 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 		return nil, err
 	}
 	var err error
-	if snap.Fingerprint, err = snap.fingerprint(docs); err != nil {
+	if snap.Fingerprint, snap.hashed, err = snap.fingerprint(docs, prev); err != nil {
 		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
 	}
 	if err := ws.Check(); err != nil {

@@ -24,7 +24,10 @@ type docResult struct {
 	detail   string // for Options.ListHidden: what in the text decided it
 	line     int
 	kept     bool // the previous snapshot's, unchanged
-	err      error
+	// edgeOmitted is doc's, here so that assembling a snapshot after an
+	// edit does not visit every document.
+	edgeOmitted int
+	err         error
 	// json is the document's entry in the fingerprint (docJSON), made
 	// by the first snapshot that assembles it and kept with the result.
 	json []byte
@@ -78,7 +81,7 @@ func readDocuments(ctx context.Context, ws *workspace.Workspace, jobs []candidat
 				}
 				if keep != nil {
 					if d, p := keep(jobs[i].rel, jobs[i].info); d != nil {
-						out[i] = docResult{doc: d, prepared: p, info: jobs[i].info, kept: true}
+						out[i] = docResult{doc: d, prepared: p, info: jobs[i].info, kept: true, edgeOmitted: d.EdgeOmitted}
 						m.tick(true)
 						continue
 					}
@@ -143,7 +146,7 @@ func readDocument(files *workspace.Reader, c candidate, cfg *policy.Config, root
 		return docResult{outcome: "sensitive_name", info: info, detail: "the id derived from its name holds a credential"}, ""
 	}
 	d.Digest, d.Stamp = hexSHA(data), info
-	return docResult{doc: d, info: info}, strings.TrimPrefix(text, "\ufeff")
+	return docResult{doc: d, info: info, edgeOmitted: d.EdgeOmitted}, strings.TrimPrefix(text, "\ufeff")
 }
 
 // reuseReads says whether a read worker reuses one buffer for all its

@@ -53,24 +53,20 @@ func readmit(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed,
 		return nil, nil
 	}
 	np := *p
-	np.jobs = append([]candidate(nil), p.jobs...)
+	jobs := make([]candidate, len(idx))
 	for k, i := range idx {
 		now, old := infos[k], prev.results[i].info
 		if !now.IsRegular() || now.Nlink != 1 || now.Size > ceilings.file || now.Dev != old.Dev || now.Ino != old.Ino {
 			return nil, nil
 		}
 		np.total += now.Size - p.jobs[i].info.Size
-		np.jobs[i].info = now
+		jobs[k] = candidate{p.jobs[i].rel, now}
 	}
 	if len(np.jobs) > ceilings.files || np.total > ceilings.bytes-np.configBytes {
 		return nil, nil // the full path refuses
 	}
 	if readmitStage != nil {
 		readmitStage("read")
-	}
-	jobs := make([]candidate, len(idx))
-	for k, i := range idx {
-		jobs[k] = np.jobs[i]
 	}
 	read, err := readDocuments(ctx, ws, jobs, np.cfg, np.rootName, opt, fd, nil)
 	if err != nil {
@@ -79,24 +75,38 @@ func readmit(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed,
 	if afterReads != nil {
 		afterReads()
 	}
-	results := append([]docResult(nil), prev.results...)
-	for k, i := range idx {
+	for k := range idx {
 		if o := read[k].outcome; o == "changed" || o == "unavailable" {
 			return nil, nil
 		}
+	}
+	// The new snapshot takes prev's jobs and results over and changes
+	// just the documents read again in place: a copy of every document's
+	// state per edit is what made an edit cost the whole vault. Nothing
+	// reads prev's plan or results any more: only readmit does, on the
+	// Source's current snapshot, which prev stopped being when this call
+	// began (Snapshot keeps only its public fields, Docs and stamps, for
+	// keepable and finished, and assemble makes those anew).
+	results := prev.results
+	olds := make([]*graph.Document, len(idx))
+	for k, i := range idx {
+		olds[k] = results[i].doc
+		np.jobs[i] = jobs[k]
 		results[i] = read[k]
 	}
+	prev.plan, prev.results = nil, nil
 	// The graph is prev's with the documents read again in their places.
 	graphOf := func(docs []*graph.Document) *graph.Graph {
-		var old, by []*graph.Document
+		var by []*graph.Document
 		for _, i := range idx {
-			old, by = append(old, prev.results[i].doc), append(by, results[i].doc)
+			by = append(by, results[i].doc)
 		}
 		if prev.Graph == nil {
 			return graph.Build(docs)
 		}
-		return prev.Graph.Replace(docs, old, by)
+		return prev.Graph.Replace(docs, olds, by)
 	}
-	// Every stamp kept is as old as prev's oldest; the new ones are newer.
-	return assemble(ctx, ws, &np, results, prev.started, graphOf)
+	// Every stamp kept is as old as prev's oldest; the new ones are newer,
+	// and the fingerprint is hashed on from prev's before the first change.
+	return assemble(ctx, ws, &np, results, prev.started, prev, graphOf)
 }

@@ -9,15 +9,10 @@
 package snapshot
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"strings"
 	"time"
 
-	"github.com/vivary-dev/vivary-go/canon"
 	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/policy"
 	"github.com/vivary-dev/vivary-go/reason"
@@ -62,6 +57,9 @@ type Snapshot struct {
 	// reading each of its jobs gave: what a re-read of a few starts from.
 	plan    *plan
 	results []docResult
+	// hashed is how Fingerprint was hashed, which a snapshot after an
+	// edit resumes from (see fingerprint).
+	hashed *hashed
 }
 
 // Options shape how a snapshot is taken.
@@ -154,7 +152,7 @@ func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, pr
 			return nil, finished(p, results, prev, started), nil, err
 		}
 	}
-	snap, err = assemble(ctx, ws, p, results, started, nil)
+	snap, err = assemble(ctx, ws, p, results, started, prev, nil)
 	if err != nil {
 		return nil, finished(p, results, prev, started), p, err
 	}
@@ -249,49 +247,4 @@ func split(rel string) (dir, name string) {
 		return rel[:i], rel[i+1:]
 	}
 	return "", rel
-}
-
-// fingerprint is the digest of the compact canonical JSON of the config
-// digest, every document's path and content digest, the admission's
-// fingerprint, the omissions and completeness. docs are the documents'
-// own canonical JSON, in order (docJSON): a snapshot after one edit
-// encodes only that document again and hashes the rest as they were.
-func (s *Snapshot) fingerprint(docs [][]byte) (string, error) {
-	cd, err := s.configDigest()
-	if err != nil {
-		return "", err
-	}
-	om := make([]any, len(s.Omissions))
-	for i, o := range s.Omissions {
-		om[i] = map[string]any{"kind": o.Kind, "reason": o.Reason, "count": o.Count}
-	}
-	b, err := canon.Compact(map[string]any{
-		"schema": "vivary.tropo-document-snapshot/v0", "config": cd, "documents": []string{},
-		"privacy": []string{s.Admission.Fingerprint}, "omissions": om, "complete": s.Complete,
-	})
-	if err != nil {
-		return "", err
-	}
-	// The keys are sorted and only "complete" and "config" (a boolean and
-	// a digest) come before "documents", so this is its empty list.
-	key := []byte(`"documents":[`)
-	i := bytes.Index(b, append(key, ']'))
-	if i < 0 {
-		return "", errors.New("no documents in the fingerprint's encoding")
-	}
-	h := sha256.New()
-	h.Write(b[:i+len(key)])
-	for j, d := range docs {
-		if j > 0 {
-			h.Write([]byte{','})
-		}
-		h.Write(d)
-	}
-	h.Write(b[i+len(key):])
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// docJSON is d's entry in the fingerprint's list of documents.
-func docJSON(d *graph.Document) ([]byte, error) {
-	return canon.Compact(map[string]string{"path": d.Path, "content": d.Digest})
 }
