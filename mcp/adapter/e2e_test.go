@@ -455,11 +455,12 @@ func TestMetaCarriesNoAuthority(t *testing.T) {
 
 // The test hooks reach the binary: a producer deaf to its timeout is
 // answered for, and holds the slot. The durations themselves are tested in
-// fake time (slot_test.go). No background reading: the first call waits
-// for it to stop only within the grace, which 50 ms of a busy machine at
-// the lowest priority may not give it (server_busy).
+// fake time (slot_test.go).
 func TestTimeoutAndQuarantine(t *testing.T) {
 	t.Parallel()
+	// The background reading is off: with a 50 ms grace, a loaded machine
+	// (or Wine) may not stop it in time, and the first call would find the
+	// slot taken instead of timing out; this test is about the stalled call.
 	s := start(t, opts{env: []string{"VIVARY_MCP_TEST_WARM=off", "VIVARY_MCP_TEST_TIMEOUT=50ms", "VIVARY_MCP_TEST_GRACE=50ms", "VIVARY_MCP_TEST_PRODUCER=stall:60s"}}, fixtureWS(t))
 	if got := s.reason("vivary_check", map[string]any{"workspace": "ws0"}); got != "producer_unavailable" {
 		t.Fatalf("first call %s", got)
