@@ -71,7 +71,7 @@ func TestFirstCallStopsTheWarm(t *testing.T) {
 // The background reading ends with the session: at the end of input,
 // nothing of it is left running.
 func TestWarmEndsWithTheSession(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer noLeak(t, goleak.IgnoreCurrent())
 	root, b := blockedWorkspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
