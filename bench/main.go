@@ -120,7 +120,7 @@ func bench() int {
 	coldOnly := flag.String("cold-only", "", "only measure cold calls (and vivary-mcp's first answer) on this existing workspace")
 	base := flag.String("base", "", "with -cold-only: a folder with another build's vivary and vivary-mcp, measured in the same rounds")
 	profile := flag.String("cpuprofile", "", "with -cold-only and -call: run that one call cold in this process and write its CPU profile here")
-	call := flag.String("call", "check", "the producer -cpuprofile runs: query, find, capsule, check, or served-check (vivary-mcp's first answer, with its change feed)")
+	call := flag.String("call", "check", "the producer -cpuprofile runs: query, find, capsule, check, served-check (vivary-mcp's first answer, with its change feed), or edit (a serving reader's answers after -runs edits of one note)")
 	vocabName := flag.String("vocab", "small", "the words of generated notes: small (80 words) or zipf (Zipf over about 200,000 words, like a person's notes)")
 	first := flag.String("first", "", "comma-separated workspaces: measure a person's first contact with each (cold CPU next to rg, vivary-mcp called until it answers, edit -> next answer, peak RSS)")
 	maxCalls := flag.Int("max-calls", 10, "with -first: how many times vivary_query is called before giving up")
@@ -151,6 +151,13 @@ func bench() int {
 	}
 	if *first != "" {
 		if err := runFirst(strings.Split(*first, ","), *runs, *maxCalls, *question); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		return 0
+	}
+	if *coldOnly != "" && *profile != "" && *call == "edit" {
+		if err := profileEdits(*coldOnly, *profile, *runs); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			return 1
 		}

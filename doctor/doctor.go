@@ -197,7 +197,7 @@ func inspect(ctx context.Context, reader *produce.Reader, root string, adopting 
 		}
 	}
 	edges := snap.Graph.Edges()
-	g := &Graph{Nodes: len(snap.Graph.Nodes), Edges: len(edges), Documents: len(snap.Docs)}
+	g := &Graph{Nodes: len(snap.Graph.IDs), Edges: len(edges), Documents: len(snap.Docs)}
 	for _, e := range edges {
 		if e.Broken {
 			g.Broken++

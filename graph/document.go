@@ -388,14 +388,6 @@ func (d *Document) AmbiguousFindings(holders map[string]int) []Finding {
 	return out
 }
 
-// Node is one graph node; the first document with an id wins.
-type Node struct {
-	ID   string
-	Type string
-	Path string
-	Doc  *Document
-}
-
 // GraphEdge is one edge with its broken flag.
 type GraphEdge struct {
 	From, Field, To string
@@ -404,7 +396,9 @@ type GraphEdge struct {
 
 // Graph is the typed graph of a snapshot.
 type Graph struct {
-	Nodes map[string]*Node
+	// IDs are its nodes: the ids its documents have. Never changed once
+	// built: the graph after an edit that keeps every id shares it.
+	IDs   map[string]bool
 	docs  []*Document
 	once  sync.Once
 	edges []GraphEdge
@@ -414,20 +408,17 @@ type Graph struct {
 // are listed on first use: every snapshot needs the nodes, few the sorted
 // edges, and a snapshot taken after one edit must not pay for them all.
 func Build(docs []*Document) *Graph {
-	g := &Graph{Nodes: make(map[string]*Node, len(docs)), docs: docs}
+	g := &Graph{IDs: make(map[string]bool, len(docs)), docs: docs}
 	for _, d := range docs {
-		if _, ok := g.Nodes[d.ID]; !ok {
-			g.Nodes[d.ID] = &Node{ID: d.ID, Type: d.Type, Path: d.Path, Doc: d}
-		}
+		g.IDs[d.ID] = true
 	}
 	return g
 }
 
 // Replace is Build(docs) for docs that are g's documents with each of
 // old replaced in place by the document at the same index of by. When
-// every replacement keeps its id, the nodes are g's, copied, with the
-// replaced documents' own nodes made again: an edit costs no pass that
-// builds every node. Otherwise it builds the graph afresh.
+// every replacement keeps its id, the nodes are g's own: an edit costs no
+// pass over every node. Otherwise it builds the graph afresh.
 func (g *Graph) Replace(docs, old, by []*Document) *Graph {
 	if len(old) != len(by) {
 		return Build(docs)
@@ -437,16 +428,7 @@ func (g *Graph) Replace(docs, old, by []*Document) *Graph {
 			return Build(docs)
 		}
 	}
-	ng := &Graph{Nodes: maps.Clone(g.Nodes), docs: docs}
-	for i, o := range old {
-		// Only the first document with an id in path order is its node;
-		// the new one stands where the old one stood.
-		if n := ng.Nodes[o.ID]; n != nil && n.Doc == o {
-			d := by[i]
-			ng.Nodes[d.ID] = &Node{ID: d.ID, Type: d.Type, Path: d.Path, Doc: d}
-		}
-	}
-	return ng
+	return &Graph{IDs: g.IDs, docs: docs}
 }
 
 // Edges are every document's edges, sorted by source id, field and
@@ -455,7 +437,7 @@ func (g *Graph) Edges() []GraphEdge {
 	g.once.Do(func() {
 		for _, d := range g.docs {
 			for _, e := range d.Edges {
-				_, ok := g.Nodes[e.To]
+				ok := g.IDs[e.To]
 				g.edges = append(g.edges, GraphEdge{From: d.ID, Field: e.Field, To: e.To, Broken: !ok})
 			}
 		}

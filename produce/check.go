@@ -101,10 +101,7 @@ func (r *Reader) Check(ctx context.Context, args CheckArgs) (*CheckResult, error
 	if err != nil {
 		return nil, err
 	}
-	ids := make(map[string]bool, len(snap.Graph.Nodes))
-	for id := range snap.Graph.Nodes {
-		ids[id] = true
-	}
+	ids := snap.Graph.IDs
 	holders := map[string]int{}
 	for _, d := range snap.Docs {
 		holders[d.ID]++

@@ -231,7 +231,7 @@ func validate(ctx context.Context, reader *produce.Reader, dest, wantType string
 	}
 	d := graph.Analyze(snap.Config, dest, filepath.Base(reader.Workspace().Root()), string(source), 1, 1)
 	ids := map[string]bool{d.ID: true}
-	for id := range snap.Graph.Nodes {
+	for id := range snap.Graph.IDs {
 		ids[id] = true
 	}
 	findings := append(d.Findings, d.UnresolvedFindings(ids)...)

@@ -179,10 +179,19 @@ type Index struct {
 	bySlot map[*graph.Document]uint32
 	post   map[string]*plist
 	live   int
+	dead   []uint32 // the dead slots, in the order they died
 	sumLen [nFields]int64
 	// scratch of Search
-	weights [][nFields]float32 // nil after a change
-	spare   [][nFields]float32 // the last weights' table, to compute the next in
+	// weights are each slot's field weights (see weightOf), computed
+	// when a search first needs them under the statistics of gen, which
+	// every change moves on: an edit changes every weight (the average
+	// lengths move), but a search computes only those of the documents
+	// it scores. avg are gen's average field lengths; stale says the
+	// index changed since gen.
+	weights []weight
+	gen     uint32
+	avg     [nFields]float64
+	stale   bool
 	// contract are the slots of the workspace's contract files, found with
 	// weights under the policy contractOf.
 	contract   []uint32
@@ -197,7 +206,7 @@ type Index struct {
 
 // NewIndex returns an empty index; Update fills it.
 func NewIndex() *Index {
-	return &Index{bySlot: map[*graph.Document]uint32{}, post: map[string]*plist{}}
+	return &Index{bySlot: map[*graph.Document]uint32{}, post: map[string]*plist{}, stale: true}
 }
 
 // Snapshot is the snapshot the index describes.
@@ -233,14 +242,12 @@ func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read R
 	ix.remove(gone)
 	ix.snap = nil
 	if len(gone)+len(added) > 0 {
-		ix.weights = nil
+		ix.stale = true
 	}
 	prepared := make([]*Prepared, len(added))
 	var missing []int
 	for j, i := range added {
-		if i < len(s.Prepared) {
-			prepared[j], _ = s.Prepared[i].(*Prepared)
-		}
+		prepared[j], _ = s.Prepared(i).(*Prepared)
 		// Already indexed elsewhere (its terms gone), or prepared for
 		// another focus, it is prepared again.
 		if prepared[j] == nil || prepared[j].spent || prepared[j].focus != ix.focus {
@@ -389,6 +396,7 @@ func (ix *Index) remove(gone []*graph.Document) {
 		}
 		sd.doc = nil
 		ix.live--
+		ix.dead = append(ix.dead, slot)
 	}
 }
 
@@ -396,7 +404,11 @@ func (ix *Index) remove(gone []*graph.Document) {
 // compacts; tests lower it.
 var compactMin = 1024
 
-// df is how many live documents hold the term of pl (nil: none).
+// df is how many live documents hold the term of pl (nil: none). A list
+// keeps how many of the dead slots it holds, so after an edit only the
+// slots that died since it was last asked are looked up in it (a run of
+// postings each), not every posting read: a common word's list holds
+// most of the vault.
 func (ix *Index) df(pl *plist) int {
 	if pl == nil {
 		return 0
@@ -404,13 +416,26 @@ func (ix *Index) df(pl *plist) int {
 	if ix.live == len(ix.slots) {
 		return pl.n
 	}
-	n := 0
-	for _, p := range pl.all() {
-		if ix.slots[p.slot].doc != nil {
-			n++
+	lg := pl.long
+	if lg == nil || lg.seen > len(ix.dead) {
+		lg = &long{} // a short list (or never: compact makes every list anew)
+	}
+	if news := ix.dead[lg.seen:]; len(news)*skipEvery < pl.n {
+		for _, s := range news {
+			if pl.has(s) {
+				lg.gone++
+			}
+		}
+	} else {
+		lg.gone = 0
+		for _, p := range pl.all() {
+			if ix.slots[p.slot].doc == nil {
+				lg.gone++
+			}
 		}
 	}
-	return n
+	lg.seen = len(ix.dead)
+	return pl.n - lg.gone
 }
 
 // compact drops dead slots and their postings, and renumbers the live
@@ -441,8 +466,8 @@ func (ix *Index) compact() {
 			*pl = out
 		}
 	}
-	ix.slots = slots
-	ix.weights = nil
+	ix.slots, ix.dead = slots, ix.dead[:0]
+	ix.stale = true
 	ix.acc, ix.preSum, ix.preFields = nil, nil, nil
 }
 
@@ -454,7 +479,7 @@ func (ix *Index) edges(d *graph.Document) []graph.Edge {
 		return nil
 	}
 	for _, e := range d.Edges {
-		if _, ok := ix.snap.Graph.Nodes[e.To]; ok {
+		if ix.snap.Graph.IDs[e.To] {
 			out = append(out, e)
 		}
 	}

@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/binary"
 	"iter"
+	"sort"
 )
 
 // posting is one document holding a term: its slot and the term's count
@@ -22,9 +23,32 @@ type plist struct {
 	data []byte
 	n    int    // postings
 	last uint32 // the slot of the last posting
+	long *long  // a list of more than skipEvery postings: most are short
 }
 
+// long is what a long list keeps to count its live postings without
+// reading them all: skips say where each run of skipEvery postings after
+// the first starts, so that has need not read the list from its start,
+// and gone how many of the index's first seen dead slots it holds (see
+// Index.df).
+type long struct {
+	skips      []skip
+	seen, gone int
+}
+
+// skip is where a run of postings starts in a list's data, and the slot
+// of the posting before it, which the first one's distance is from.
+type skip struct{ base, off uint32 }
+
+const skipEvery = 64
+
 func (pl *plist) add(slot uint32, tf [nFields]uint8) {
+	if pl.n > 0 && pl.n%skipEvery == 0 {
+		if pl.long == nil {
+			pl.long = &long{}
+		}
+		pl.long.skips = append(pl.long.skips, skip{pl.last, uint32(len(pl.data))})
+	}
 	pl.data = binary.AppendUvarint(pl.data, uint64(slot-pl.last))
 	pl.data = appendTF(pl.data, tf)
 	pl.last = slot
@@ -44,6 +68,27 @@ func (pl *plist) all() iter.Seq2[int, posting] {
 			}
 		}
 	}
+}
+
+// has reports whether the list holds a posting of slot, reading at most
+// one run of postings.
+func (pl *plist) has(slot uint32) bool {
+	base, i := uint32(0), 0
+	if pl.long != nil {
+		skips := pl.long.skips
+		if k := sort.Search(len(skips), func(k int) bool { return skips[k].base >= slot }); k > 0 {
+			base, i = skips[k-1].base, int(skips[k-1].off)
+		}
+	}
+	for i < len(pl.data) {
+		d, n := binary.Uvarint(pl.data[i:])
+		base += uint32(d)
+		if base >= slot {
+			return base == slot
+		}
+		_, i = readTF(pl.data, i+n)
+	}
+	return false
 }
 
 // A term's counts pack into one byte whose low bits are the fields that

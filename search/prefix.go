@@ -76,7 +76,7 @@ func (ix *Index) longer(t string) []string {
 // continue t, prefixWeight of a BM25F score with their weighted counts
 // summed as if they were one term, its idf from the documents holding any
 // of them.
-func (ix *Index) prefixScore(t string, weights [][nFields]float32, add func(slot uint32, score float64, fields uint8)) {
+func (ix *Index) prefixScore(t string, add func(slot uint32, score float64, fields uint8)) {
 	longer := ix.longer(t)
 	if len(longer) == 0 {
 		return
@@ -84,12 +84,13 @@ func (ix *Index) prefixScore(t string, weights [][nFields]float32, add func(slot
 	// Summed in arrays indexed by slot, kept between searches and cleared
 	// through the list of slots touched, as Search's own scores are.
 	if len(ix.preSum) < len(ix.slots) {
-		ix.preSum, ix.preFields = make([]float64, len(ix.slots)), make([]uint8, len(ix.slots))
+		n := len(ix.slots) + len(ix.slots)/8 // room for the slots of a few edits
+		ix.preSum, ix.preFields = make([]float64, n), make([]uint8, n)
 	}
 	hit := ix.preHit[:0]
 	for _, u := range longer {
 		for _, p := range ix.post[u].all() { // longer holds only indexed terms
-			fw := &weights[p.slot]
+			fw := ix.weightOf(p.slot)
 			if fw[0] < 0 {
 				continue
 			}

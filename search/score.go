@@ -94,14 +94,16 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		idfs = append(idfs, idf)
 	}
 	if ix.contractOf != ix.snap.Config {
-		ix.weights = nil
+		ix.stale = true
 	}
 	capIDF(idfs, nWords)
-	weights := ix.fieldWeights()
+	ix.fieldWeights()
 	// Scores accumulate in arrays indexed by slot, kept between searches
 	// (the owner serialises them) and cleared through the touched list.
 	if len(ix.acc) < len(ix.slots) {
-		ix.acc = make([]cand, len(ix.slots))
+		// An edit adds a slot: room for more, so the next few do not
+		// allocate the whole table again.
+		ix.acc = make([]cand, len(ix.slots)+len(ix.slots)/8)
 	}
 	acc := ix.acc
 	touched := ix.touched[:0]
@@ -129,7 +131,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			if j%4096 == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			fw := &weights[p.slot]
+			fw := ix.weightOf(p.slot)
 			if fw[0] < 0 {
 				continue // a dead slot
 			}
@@ -157,7 +159,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if !prefixable(t) {
 			continue
 		}
-		ix.prefixScore(t, weights, func(slot uint32, score float64, fields uint8) {
+		ix.prefixScore(t, func(slot uint32, score float64, fields uint8) {
 			c := &acc[slot]
 			if c.fields == 0 && c.score == 0 {
 				c.slot = slot
@@ -175,7 +177,8 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	keep := func(sd *slotDoc) bool {
 		return q.Keep == nil || q.Keep(sd.doc, ix.edges(sd.doc))
 	}
-	var exact func(c *cand)
+	// exact is the bonus of a document whose id or title is the question.
+	var exact func(slot uint32) float64
 	bonus := 0.0
 	if nWords > 0 {
 		key := nameKey(q.Text)
@@ -184,10 +187,11 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			sum += idf
 		}
 		bonus = exactTitle * sum
-		exact = func(c *cand) {
-			if sd := &ix.slots[c.slot]; sd.idKey == key || sd.titleKey == key {
-				c.score += exactTitle * sum
+		exact = func(slot uint32) float64 {
+			if sd := &ix.slots[slot]; sd.idKey == key || sd.titleKey == key {
+				return exactTitle * sum
 			}
+			return 0
 		}
 	}
 	// Proximity needs the text, so only the best few are read again.
@@ -198,12 +202,15 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			return // not even an exact title would lift it in
 		}
 		if exact != nil && c.fields&(1<<fTitle) != 0 {
-			exact(&c)
+			c.score += exact(c.slot)
 		}
 		if len(top) == pool && !ix.less(&c, &top[pool-1]) {
 			return
 		}
-		i := sort.Search(len(top), func(i int) bool { return ix.less(&c, &top[i]) })
+		// Copied for the search's closure, which would otherwise move c
+		// to the heap for every candidate considered.
+		in := c
+		i := sort.Search(len(top), func(i int) bool { return ix.less(&in, &top[i]) })
 		if len(top) < pool {
 			top = append(top, cand{})
 		}
@@ -295,40 +302,63 @@ func frontmatterHas(d *graph.Document, qt map[string]int) bool {
 	return false
 }
 
-// fieldWeights are, per slot, each field's weight over its length
-// normalisation, so a term's weighted count is a sum of products; computed
-// again only after the index changed. A dead slot's first weight is -1.
-func (ix *Index) fieldWeights() [][nFields]float32 {
-	if ix.weights != nil {
-		return ix.weights
+// weight is one slot's field weights: each field's weight over its
+// length normalisation, so a term's weighted count is a sum of products.
+// A dead slot's first weight is -1.
+type weight struct {
+	w   [nFields]float32
+	gen uint32 // the statistics they were computed under; 0: none
+}
+
+// fieldWeights moves the weights on to the index's statistics now, after
+// a change: a new generation, which weightOf computes each slot's
+// weights under when a search first needs them. Nothing visits every
+// slot: an edit must cost what it changes.
+func (ix *Index) fieldWeights() {
+	if !ix.stale {
+		return
 	}
 	ix.findContract()
-	var avg [nFields]float64
 	for f := range nFields {
-		avg[f] = 1
+		ix.avg[f] = 1
 		if ix.live > 0 && ix.sumLen[f] > 0 {
-			avg[f] = float64(ix.sumLen[f]) / float64(ix.live)
+			ix.avg[f] = float64(ix.sumLen[f]) / float64(ix.live)
 		}
 	}
-	// Written over the last table: an edit changes every weight (the
-	// average lengths move) but need not allocate them again.
-	ws := ix.spare
-	if cap(ws) < len(ix.slots) {
-		ws = make([][nFields]float32, len(ix.slots), len(ix.slots)+len(ix.slots)/8)
+	if ix.gen++; ix.gen == 0 {
+		// Wrapped: no weight may pass for this generation's.
+		clear(ix.weights)
+		ix.gen = 1
 	}
-	ws = ws[:len(ix.slots)]
-	for s := range ix.slots {
-		sd := &ix.slots[s]
-		if sd.doc == nil {
-			ws[s] = [nFields]float32{-1}
-			continue
-		}
-		for f := range nFields {
-			ws[s][f] = float32(fieldWeight[f] / (1 - fieldB[f] + fieldB[f]*float64(sd.lens[f])/avg[f]))
-		}
+	if n := len(ix.slots); len(ix.weights) < n {
+		ix.weights = append(ix.weights, make([]weight, n-len(ix.weights))...)
 	}
-	ix.weights, ix.spare = ws, ws
-	return ws
+	ix.stale = false
+}
+
+// weightOf is the field weights of slot under the current statistics.
+func (ix *Index) weightOf(slot uint32) *[nFields]float32 {
+	w := &ix.weights[slot]
+	if w.gen != ix.gen {
+		ix.weigh(w, slot)
+	}
+	return &w.w
+}
+
+// weigh computes w, slot's weights, under the current statistics. Kept
+// out of line so that weightOf, once a posting, is inlined.
+//
+//go:noinline
+func (ix *Index) weigh(w *weight, slot uint32) {
+	w.gen = ix.gen
+	sd := &ix.slots[slot]
+	if sd.doc == nil {
+		w.w = [nFields]float32{-1}
+		return
+	}
+	for f := range nFields {
+		w.w[f] = float32(fieldWeight[f] / (1 - fieldB[f] + fieldB[f]*float64(sd.lens[f])/ix.avg[f]))
+	}
 }
 
 // less is the rank order: score, then path, then id.

@@ -63,19 +63,21 @@ func editBytes(t *testing.T, notes int) float64 {
 
 // TestEditCopiesNoDocumentState checks that the snapshot after an edit
 // shares what it keeps of every unchanged document with the last one: per
-// note it allocates about a stamp and a few pointers (the stamps, the
-// documents' list, the graph's map), not a copy of each note's read result
-// and job, which made an edit cost the whole vault. Bytes, not time: the
-// same on a busy machine.
+// note it allocates the documents' list (a pointer), and the pieces of
+// stamps, preparations and fingerprint encoding that hold the edited note;
+// not a copy of each note's read result and job, nor of every stamp,
+// preparation, entry or graph node, which made an edit cost the whole
+// vault. Bytes, not time: the same on a busy machine.
 func TestEditCopiesNoDocumentState(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a vault of 3,000 notes")
 	}
 	small, large := editBytes(t, 600), editBytes(t, 3000)
 	t.Logf("bytes per note per edit: %.0f at 600 notes, %.0f at 3,000", small, large)
-	// About 210 here; a copy of every note's read result and job (as
-	// before) made it over 600.
-	if large > 350 {
-		t.Errorf("an edit allocates %.0f bytes per note of a 3,000-note vault, want at most 350", large)
+	// About 50 here; a copy of every stamp, preparation, entry and graph
+	// node made it over 200, and of every note's read result and job too
+	// over 600.
+	if large > 90 {
+		t.Errorf("an edit allocates %.0f bytes per note of a 3,000-note vault, want at most 90", large)
 	}
 }

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/policy"
@@ -12,7 +13,7 @@ import (
 // a change at the start, inside, at the end, a document more or fewer, and
 // another head (complete flipped).
 func TestFingerprintHashedOnIsTheSame(t *testing.T) {
-	entries := func(n int, changed ...int) [][]byte {
+	docsOf := func(n int, changed ...int) [][]byte {
 		docs := make([][]byte, n)
 		for i := range docs {
 			docs[i] = fmt.Appendf(nil, `{"content":"%064d","path":"n%05d.md"}`, i, i)
@@ -25,33 +26,70 @@ func TestFingerprintHashedOnIsTheSame(t *testing.T) {
 	snap := func(complete bool) *Snapshot {
 		return &Snapshot{Admission: &policy.Admission{Fingerprint: "sha256:x"}, Complete: complete}
 	}
-	n := 3*markEvery + 17
-	base := entries(n)
+	n := 3*chunk + 17
+	base := docsOf(n)
 	prev := snap(true)
 	var err error
-	if prev.Fingerprint, prev.hashed, err = prev.fingerprint(base, nil); err != nil {
+	if prev.Fingerprint, prev.hashed, err = prev.fingerprint(entriesOf(base), nil); err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]struct {
 		docs     [][]byte
 		complete bool
 	}{
-		"first":          {entries(n, 0), true},
-		"at a mark":      {entries(n, 2*markEvery), true},
-		"after a mark":   {entries(n, 2*markEvery+1), true},
-		"last":           {entries(n, n-1), true},
+		"first":          {docsOf(n, 0), true},
+		"at a mark":      {docsOf(n, 2*chunk), true},
+		"after a mark":   {docsOf(n, 2*chunk+1), true},
+		"last":           {docsOf(n, n-1), true},
 		"unchanged":      {base, true},
-		"one more":       {entries(n + 1), true},
-		"one fewer":      {entries(2 * markEvery), true},
-		"another head":   {entries(n, n-1), false},
+		"one more":       {docsOf(n + 1), true},
+		"one fewer":      {docsOf(2 * chunk), true},
+		"another head":   {docsOf(n, n-1), false},
 		"shared entries": {append(append([][]byte(nil), base[:n-1]...), []byte(`{}`)), true},
 	}
+	// An edit's encoding is prev's with those entries replaced, its
+	// pieces shared where none changed.
+	edited := map[string][]int{"first of two": {0, 1}, "edited at a mark": {chunk, 2 * chunk}, "edited last": {n - 1}, "edited inside": {chunk + 3}}
+	for name, at := range edited {
+		docs := docsOf(n, at...)
+		by := make([][]byte, len(at))
+		for k, i := range at {
+			by[k] = docs[i]
+		}
+		list := prev.hashed.list.with(at, by)
+		if want := entriesOf(docs); fmt.Sprint(list) != fmt.Sprint(want) {
+			t.Fatalf("%s: replaced %q, made %q", name, list.pieces, want.pieces)
+		}
+		for c := range list.pieces {
+			shared := &list.pieces[c][0] == &prev.hashed.list.pieces[c][0]
+			if changed := slices.ContainsFunc(at, func(i int) bool { return i/chunk == c }); shared == changed {
+				t.Errorf("%s: piece %d shared %v, holds a change %v", name, c, shared, changed)
+			}
+		}
+		cases[name] = struct {
+			docs     [][]byte
+			complete bool
+		}{docs, true}
+	}
 	for name, c := range cases {
-		got, _, err := snap(c.complete).fingerprint(c.docs, prev)
+		list := entriesOf(c.docs)
+		if at, ok := edited[name]; ok {
+			by := make([][]byte, len(at))
+			for k, i := range at {
+				by[k] = c.docs[i]
+			}
+			list = prev.hashed.list.with(at, by)
+		}
+		c := struct {
+			docs     [][]byte
+			list     *entries
+			complete bool
+		}{c.docs, list, c.complete}
+		got, _, err := snap(c.complete).fingerprint(c.list, prev)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _, err := snap(c.complete).fingerprint(c.docs, nil)
+		want, _, err := snap(c.complete).fingerprint(entriesOf(c.docs), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,10 +26,7 @@ const racyWindow = 50 * time.Millisecond
 // network mounts: seconds), where a rewrite of the same size can leave
 // every stamp as it was. Such a tree is read afresh on every call.
 func racy(stamps []stamp, outside []policy.Outside, started time.Time) bool {
-	limit := started.Add(-racyWindow).UnixNano()
-	recent := func(i workspace.Info) bool {
-		return i.Exists && (i.Mtime >= limit || i.Ctime >= limit || i.Ctime%int64(time.Millisecond) == 0)
-	}
+	recent := recentSince(started)
 	for _, s := range stamps {
 		if recent(s.info) {
 			return true
@@ -41,6 +38,28 @@ func racy(stamps []stamp, outside []policy.Outside, started time.Time) bool {
 		}
 	}
 	return false
+}
+
+// racyInfos is racy over the stamps of a snapshot's served documents.
+func racyInfos(infos [][]workspace.Info, started time.Time) bool {
+	recent := recentSince(started)
+	for _, piece := range infos {
+		for _, i := range piece {
+			if recent(i) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recentSince is whether a stamp is too recent, or too coarse, to prove
+// its file unchanged since started (see racy).
+func recentSince(started time.Time) func(workspace.Info) bool {
+	limit := started.Add(-racyWindow).UnixNano()
+	return func(i workspace.Info) bool {
+		return i.Exists && (i.Mtime >= limit || i.Ctime >= limit || i.Ctime%int64(time.Millisecond) == 0)
+	}
 }
 
 // unchanged reports whether every stamp and outside input still has the
@@ -78,7 +97,7 @@ var statCount func(n int)
 // the root anchored, and every admitted file, walked directory and policy
 // input with the very same identity, size and times.
 func (s *Snapshot) Fresh(ws *workspace.Workspace) bool {
-	return !s.racy && ws.Check() == nil && unchanged(ws, s.stamps, s.outside)
+	return !s.racy && ws.Check() == nil && unchanged(ws, s.allStamps(), s.outside)
 }
 
 // feed is a kernel change feed over the walked folders and read

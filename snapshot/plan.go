@@ -235,17 +235,20 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}
+	if assembling != nil {
+		assembling()
+	}
 	col := &collector{rows: maps.Clone(p.rows), complete: p.complete, unstable: p.unstable,
 		listing: p.listing, hidden: slices.Clone(p.hidden)}
 	snap := &Snapshot{Config: p.cfg, Admission: p.adm, configFiles: p.configFiles, plan: p, results: results,
 		UnreadableFolders: p.unreadable}
-	snap.stamps = make([]stamp, 0, len(p.leftOut)+len(results)+len(p.inputs))
-	snap.stamps = append(snap.stamps, p.leftOut...)
+	snap.stamps = append(slices.Clip(p.leftOut), p.inputs...)
 	// Sized once: appends that grow these at every size are a good part
 	// of what an edit costs at 50,000 notes.
 	docs := make([][]byte, 0, len(p.order))
+	infos := make([]workspace.Info, 0, len(p.order))
 	snap.Docs = make([]*graph.Document, 0, len(p.order))
-	snap.Prepared = make([]any, 0, len(p.order))
+	prepared := make([]any, 0, len(p.order))
 	for _, i := range p.order {
 		res := results[i]
 		switch res.outcome {
@@ -262,10 +265,10 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 			snap.stamps = append(snap.stamps, stamp{p.jobs[i].rel, res.info})
 			continue
 		}
-		snap.stamps = append(snap.stamps, stamp{p.jobs[i].rel, res.info})
+		infos = append(infos, res.info)
 		if res.edgeOmitted > 0 {
 			col.add("edge", "edge_limit_or_unsafe", res.edgeOmitted)
-			col.complete = false
+			snap.edgeDocs++
 		}
 		if res.json == nil {
 			var err error
@@ -275,9 +278,10 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 			results[i].json = res.json
 		}
 		snap.Docs = append(snap.Docs, res.doc)
-		snap.Prepared = append(snap.Prepared, res.prepared)
+		prepared = append(prepared, res.prepared)
 		docs = append(docs, res.json)
 	}
+	snap.infos, snap.prepared = piecesOf(infos), piecesOf(prepared)
 	if graphOf == nil {
 		graphOf = graph.Build
 	}
@@ -285,22 +289,32 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}
-	snap.Complete = col.complete
+	snap.rows, snap.whole = col.rows, col.complete
+	snap.Complete = snap.whole && snap.edgeDocs == 0
 	snap.Omissions = Rows(col.rows)
 	if p.listing {
 		snap.Hidden = col.hidden
 		sort.SliceStable(snap.Hidden, func(i, j int) bool { return guard.Less(snap.Hidden[i].Path, snap.Hidden[j].Path) })
 	}
-	snap.stamps = append(snap.stamps, p.inputs...)
+	snap.racy = col.unstable || racy(snap.stamps, p.adm.Outside, started) || racyInfos(snap.infos, started)
+	return finish(ctx, ws, snap, p, started, entriesOf(docs), prev)
+}
+
+// assembling runs when assemble visits every document; only tests set it.
+var assembling func()
+
+// finish completes snap, whose documents, stamps, graph and omissions are
+// set, from its plan: the stamps it is proved fresh by, and its
+// fingerprint, over list, hashed on from prev's where they agree.
+func finish(ctx context.Context, ws *workspace.Workspace, snap *Snapshot, p *plan, started time.Time, list *entries, prev *Snapshot) (*Snapshot, error) {
 	snap.outside = p.adm.Outside // the session's: its folder answers came from them too
-	snap.racy = col.unstable || racy(snap.stamps, snap.outside, started)
 	snap.unwatched, snap.started = p.fixed, started
-	snap.racyUnwatched = col.unstable || racy(p.fixed, snap.outside, started)
+	snap.racyUnwatched = p.unstable || len(snap.Unreadable) > 0 || racy(p.fixed, snap.outside, started)
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}
 	var err error
-	if snap.Fingerprint, snap.hashed, err = snap.fingerprint(docs, prev); err != nil {
+	if snap.Fingerprint, snap.hashed, err = snap.fingerprint(list, prev); err != nil {
 		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
 	}
 	if err := ws.Check(); err != nil {

@@ -2,8 +2,13 @@ package snapshot
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"sort"
 
 	"github.com/vivary-dev/vivary-go/graph"
+	"github.com/vivary-dev/vivary-go/guard"
+	"github.com/vivary-dev/vivary-go/reason"
 	"github.com/vivary-dev/vivary-go/workspace"
 )
 
@@ -88,25 +93,99 @@ func readmit(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed,
 	// began (Snapshot keeps only its public fields, Docs and stamps, for
 	// keepable and finished, and assemble makes those anew).
 	results := prev.results
-	olds := make([]*graph.Document, len(idx))
+	olds := make([]docResult, len(idx))
 	for k, i := range idx {
-		olds[k] = results[i].doc
+		olds[k] = results[i]
 		np.jobs[i] = jobs[k]
 		results[i] = read[k]
 	}
 	prev.plan, prev.results = nil, nil
+	if snap, ok, err := replaced(ctx, ws, &np, results, idx, olds, prev); ok || err != nil {
+		return snap, err
+	}
 	// The graph is prev's with the documents read again in their places.
 	graphOf := func(docs []*graph.Document) *graph.Graph {
-		var by []*graph.Document
-		for _, i := range idx {
-			by = append(by, results[i].doc)
-		}
-		if prev.Graph == nil {
-			return graph.Build(docs)
-		}
-		return prev.Graph.Replace(docs, olds, by)
+		return replaceIn(prev.Graph, docs, idx, olds, results)
 	}
 	// Every stamp kept is as old as prev's oldest; the new ones are newer,
 	// and the fingerprint is hashed on from prev's before the first change.
 	return assemble(ctx, ws, &np, results, prev.started, prev, graphOf)
+}
+
+// replaceIn is the graph of docs, which are g's with the documents of
+// olds replaced by those now in results at idx.
+func replaceIn(g *graph.Graph, docs []*graph.Document, idx []int, olds, results []docResult) *graph.Graph {
+	if g == nil {
+		return graph.Build(docs)
+	}
+	old, by := make([]*graph.Document, len(idx)), make([]*graph.Document, len(idx))
+	for k, i := range idx {
+		old[k], by[k] = olds[k].doc, results[i].doc
+	}
+	return g.Replace(docs, old, by)
+}
+
+// replaced is the snapshot after readmit read the documents of jobs idx
+// again (results[idx[k]], where prev had olds[k]), when prev served each
+// and each is served again: prev's documents, stamps, omissions and
+// fingerprint encoding with just those replaced, so that an edit visits
+// no other document. ok is false when it cannot say (a document read
+// again is left out now, a read failed, prev was not complete in those
+// ways, or lists what it hid): assemble builds the snapshot whole then.
+func replaced(ctx context.Context, ws *workspace.Workspace, p *plan, results []docResult, idx []int, olds []docResult, prev *Snapshot) (*Snapshot, bool, error) {
+	if p.listing || p.unstable || len(prev.Unreadable) > 0 || prev.hashed == nil {
+		return nil, false, nil
+	}
+	snap := &Snapshot{Config: p.cfg, Admission: p.adm, configFiles: p.configFiles, plan: p, results: results,
+		UnreadableFolders: p.unreadable, stamps: prev.stamps, rows: prev.rows, edgeDocs: prev.edgeDocs, whole: prev.whole}
+	snap.Docs, snap.infos, snap.prepared = slices.Clone(prev.Docs), slices.Clone(prev.infos), slices.Clone(prev.prepared)
+	at, by := make([]int, len(idx)), make([][]byte, len(idx))
+	news := make([]stamp, len(idx))
+	copied, edges := map[int]bool{}, 0
+	for k, i := range idx {
+		old, res := olds[k], &results[i]
+		if old.outcome != "" || old.doc == nil || res.outcome != "" || res.doc == nil {
+			return nil, false, nil
+		}
+		// Docs are in UTF-16 path order, one per path.
+		pos := sort.Search(len(prev.Docs), func(j int) bool { return guard.Compare(prev.Docs[j].Path, old.doc.Path) >= 0 })
+		if pos == len(prev.Docs) || prev.Docs[pos] != old.doc || res.doc.Path != old.doc.Path {
+			return nil, false, nil
+		}
+		c := pos / chunk
+		if !copied[c] {
+			snap.infos[c], snap.prepared[c], copied[c] = slices.Clone(snap.infos[c]), slices.Clone(snap.prepared[c]), true
+		}
+		snap.Docs[pos], snap.infos[c][pos%chunk], snap.prepared[c][pos%chunk] = res.doc, res.info, res.prepared
+		news[k] = stamp{res.doc.Path, res.info}
+		var err error
+		if res.json, err = docJSON(res.doc); err != nil {
+			return nil, true, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
+		}
+		at[k], by[k] = pos, res.json
+		edges += res.edgeOmitted - old.edgeOmitted
+		snap.edgeDocs += b2i(res.edgeOmitted > 0) - b2i(old.edgeOmitted > 0)
+	}
+	if edges != 0 {
+		key := [2]string{"edge", "edge_limit_or_unsafe"}
+		snap.rows = maps.Clone(prev.rows)
+		if snap.rows[key] += edges; snap.rows[key] == 0 {
+			delete(snap.rows, key)
+		}
+	}
+	snap.Graph = replaceIn(prev.Graph, snap.Docs, idx, olds, results)
+	snap.Complete = snap.whole && snap.edgeDocs == 0
+	snap.Omissions = Rows(snap.rows)
+	// What was read again was written since prev was taken, so this is
+	// almost always settled by the first list.
+	snap.racy = racy(news, nil, prev.started) || racy(snap.stamps, p.adm.Outside, prev.started) || racyInfos(snap.infos, prev.started)
+	snap, err := finish(ctx, ws, snap, p, prev.started, prev.hashed.list.with(at, by), prev)
+	return snap, true, err
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

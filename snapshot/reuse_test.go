@@ -68,7 +68,7 @@ func TestReusedReadBufferLeavesNothingBehind(t *testing.T) {
 		if !reflect.DeepEqual(fresh.Docs[i], reused.Docs[i]) {
 			t.Errorf("%s: read with a fresh buffer %+v\nwith a reused one %+v", fresh.Docs[i].Path, fresh.Docs[i], reused.Docs[i])
 		}
-		if !reflect.DeepEqual(fresh.Prepared[i], reused.Prepared[i]) {
+		if !reflect.DeepEqual(fresh.Prepared(i), reused.Prepared(i)) {
 			t.Errorf("%s: prepared differently with a reused buffer", fresh.Docs[i].Path)
 		}
 	}

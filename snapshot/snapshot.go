@@ -24,9 +24,9 @@ import (
 type Snapshot struct {
 	Config *policy.Config
 	Docs   []*graph.Document // UTF-16 path order
-	// Prepared holds, for each of Docs, what Options.Prepare returned for
-	// it (nil without a Prepare).
-	Prepared    []any
+	// prepared holds what Options.Prepare returned for each of Docs, in
+	// pieces as infos (see Prepared).
+	prepared    [][]any
 	Graph       *graph.Graph
 	Complete    bool
 	Omissions   []Omission // aggregated rows
@@ -44,9 +44,14 @@ type Snapshot struct {
 	// with Options.ListHidden, for the owner at the terminal.
 	Hidden      []Hidden
 	configFiles []configFile
-	stamps      []stamp
-	racy        bool // some input changed too close to the snapshot to trust its stamps
-	outside     []policy.Outside
+	// stamps are the stamps of the inputs, of the documents left out
+	// unread and of those dropped for what they held; infos are the
+	// served documents', Docs[k]'s at infos[k/chunk][k%chunk], in pieces
+	// a snapshot after an edit shares (see allStamps).
+	stamps  []stamp
+	infos   [][]workspace.Info
+	racy    bool // some input changed too close to the snapshot to trust its stamps
+	outside []policy.Outside
 	// unwatched are the policy inputs no walk watches (the fixed ones: the
 	// policy files' and .git's entries); racyUnwatched is racy over them
 	// and the outside inputs, or a read failed.
@@ -60,6 +65,40 @@ type Snapshot struct {
 	// hashed is how Fingerprint was hashed, which a snapshot after an
 	// edit resumes from (see fingerprint).
 	hashed *hashed
+	// rows are the omissions counted, Omissions before aggregation;
+	// edgeDocs how many documents omitted edges, and whole whether the
+	// snapshot is complete but for those (see replaced).
+	rows     map[[2]string]int
+	edgeDocs int
+	whole    bool
+}
+
+// Prepared is what Options.Prepare returned for Docs[i] (nil without a
+// Prepare).
+func (s *Snapshot) Prepared(i int) any {
+	if i < 0 || i/chunk >= len(s.prepared) || i%chunk >= len(s.prepared[i/chunk]) {
+		return nil
+	}
+	return s.prepared[i/chunk][i%chunk]
+}
+
+// allStamps is every stamp the snapshot was judged by.
+func (s *Snapshot) allStamps() []stamp {
+	out := make([]stamp, 0, len(s.stamps)+len(s.Docs))
+	out = append(out, s.stamps...)
+	for k, d := range s.Docs {
+		out = append(out, stamp{d.Path, s.infos[k/chunk][k%chunk]})
+	}
+	return out
+}
+
+// piecesOf is xs in pieces of chunk, as Snapshot.infos holds them.
+func piecesOf[T any](xs []T) [][]T {
+	out := make([][]T, 0, (len(xs)+chunk-1)/chunk)
+	for lo := 0; lo < len(xs); lo += chunk {
+		out = append(out, xs[lo:min(lo+chunk, len(xs)):min(lo+chunk, len(xs))])
+	}
+	return out
 }
 
 // Options shape how a snapshot is taken.
@@ -172,30 +211,29 @@ func finished(p *plan, results []docResult, prev *Snapshot, started time.Time) *
 	}
 	done := &Snapshot{configFiles: p.configFiles, started: started}
 	seen := make(map[string]bool, len(results))
-	for i, r := range results {
+	var infos []workspace.Info
+	var prepared []any
+	for _, r := range results {
 		if r.doc == nil {
 			continue // not reached, or dropped: read again
 		}
 		seen[r.doc.Path] = true
 		done.Docs = append(done.Docs, r.doc)
-		done.Prepared = append(done.Prepared, r.prepared)
-		done.stamps = append(done.stamps, stamp{p.jobs[i].rel, r.info})
+		prepared = append(prepared, r.prepared)
+		infos = append(infos, r.info)
 	}
 	if prev != nil {
-		stamps := make(map[string]workspace.Info, len(prev.stamps))
-		for _, st := range prev.stamps {
-			stamps[st.rel] = st.info
-		}
 		for i, d := range prev.Docs {
 			if seen[d.Path] {
 				continue
 			}
 			done.Docs = append(done.Docs, d)
-			done.Prepared = append(done.Prepared, prev.Prepared[i])
-			done.stamps = append(done.stamps, stamp{d.Path, stamps[d.Path]})
+			prepared = append(prepared, prev.Prepared(i))
+			infos = append(infos, prev.infos[i/chunk][i%chunk])
 		}
 		done.started = prev.started
 	}
+	done.infos, done.prepared = piecesOf(infos), piecesOf(prepared)
 	return done
 }
 
@@ -220,8 +258,8 @@ func keepable(p *plan, prev *Snapshot, changed map[string]bool) (func(rel string
 	for i, d := range prev.Docs {
 		docs[d.Path] = i
 	}
-	stamps := make(map[string]workspace.Info, len(prev.stamps))
-	for _, st := range prev.stamps {
+	stamps := make(map[string]workspace.Info, len(prev.stamps)+len(prev.Docs))
+	for _, st := range prev.allStamps() {
 		stamps[st.rel] = st.info
 	}
 	return func(rel string, info workspace.Info) (*graph.Document, any) {
@@ -238,7 +276,7 @@ func keepable(p *plan, prev *Snapshot, changed map[string]bool) (func(rel string
 		if !ok || !workspace.Same(old, info) || racy([]stamp{{rel, old}}, nil, prev.started) {
 			return nil, nil
 		}
-		return prev.Docs[i], prev.Prepared[i]
+		return prev.Docs[i], prev.Prepared(i)
 	}, nil
 }
 

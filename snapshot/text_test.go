@@ -43,7 +43,7 @@ func TestTextIsTheAnalysedText(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, d := range snap.Docs {
-		prepared[d.Path] = snap.Prepared[i].(string)
+		prepared[d.Path] = snap.Prepared(i).(string)
 	}
 	for rel := range notes {
 		got, err := Text(ws, docAt(t, snap, rel))
