@@ -52,6 +52,8 @@ type scratch struct {
 	tok   scanner
 	terms termTable
 	tfs   [][nFields]uint8
+	fold  []byte // the body lowered, for Focus.chains
+	hits  []int  // where the body holds a focus's needles
 }
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
@@ -110,9 +112,13 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 	if focus != nil {
 		sc.tok.firsts = &focus.lens
 	}
-	add := func(f int, text string) {
+	// add tokenizes text into field f; counted says its tokens are counted
+	// in the field's length already.
+	add := func(f int, text string, counted bool) {
 		sc.tok.scan(text, func(t token) {
-			p.lens[f]++
+			if !counted {
+				p.lens[f]++
+			}
 			if focus != nil && !focus.has(t.term) {
 				return
 			}
@@ -125,15 +131,21 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 			}
 		})
 	}
-	add(fTitle, d.ID)
-	add(fTitle, d.Title)
+	add(fTitle, d.ID, false)
+	add(fTitle, d.Title, false)
 	for _, f := range d.FM.Fields {
-		add(fMeta, graph.Stringify(f.Value))
+		add(fMeta, graph.Stringify(f.Value), false)
 	}
-	add(fPath, d.Path)
+	add(fPath, d.Path, false)
 	bd := body(text)
-	add(fMeta, lead(bd))
-	add(fBody, bd)
+	add(fMeta, lead(bd), false)
+	if n, ok := countTerms(bd); ok && focus != nil {
+		// Only the words around the question's terms are read.
+		p.lens[fBody] += int32(n)
+		focus.chains(bd, sc, func(chain string) { add(fBody, chain, true) })
+	} else {
+		add(fBody, bd, false)
+	}
 	n := len(sc.terms.blob)
 	for _, tf := range sc.tfs {
 		n += 1 + tfLen(tf)
