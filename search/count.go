@@ -22,20 +22,18 @@ import (
 // chain of runs joined by single joiners (a joiner with a run on both
 // sides), once more.
 func countTerms(s string) (n int, ok bool) {
+	if strings.IndexByte(s, '[') >= 0 || strings.IndexByte(s, ']') >= 0 {
+		return 0, false
+	}
 	var (
 		runs, compounds int
 		prevWord        uint64 // 0x80 in byte 0: the byte before the chunk is a word byte
 		lastLink        = -2   // where the last joiner inside a compound stood
-		lastBreak       = -1   // where the last byte neither word nor such a joiner stood
 	)
-	if strings.IndexByte(s, '[') >= 0 || strings.IndexByte(s, ']') >= 0 {
-		return 0, false
-	}
 	for i := 0; i < len(s); i += 8 {
 		var x uint64
 		if i+8 <= len(s) {
-			x = uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			x = load8(s[i : i+8])
 		} else {
 			// The bytes past the end read as 0: neither word nor joiner.
 			for j := len(s) - 1; j >= i; j-- {
@@ -57,29 +55,28 @@ func countTerms(s string) (n int, ok bool) {
 		}
 		before := w<<8 | prevWord
 		runs += bits.OnesCount64(w &^ before)
-		// A joiner between two words: rare enough to look for only where
-		// some byte stands between two words.
-		links := before & (w>>8 | nextWord) &^ w
-		if links != 0 {
-			links &= zeroBytes(x^'-'*ones) | zeroBytes(x^'_'*ones) | zeroBytes(x^'.'*ones)
-		}
-		breaks := ^(w | links) & highs
-		for links != 0 {
-			j := bits.TrailingZeros64(links)
-			brk := lastBreak
-			if low := breaks & (1<<j - 1); low != 0 {
-				brk = i + (63-bits.LeadingZeros64(low))/8
-			}
-			if lastLink < brk {
-				compounds++ // the first joiner of its chain
-			}
-			lastLink = i + j/8
-			links &= links - 1
-		}
-		if breaks != 0 {
-			lastBreak = i + (63-bits.LeadingZeros64(breaks))/8
-		}
 		prevWord = w >> 56 & 0x80
+		// A joiner between two words. The joiners are from '-' up, and
+		// the bytes between words are mostly spaces: only a chunk with
+		// another byte from '-' up between two words looks further.
+		links := before & (w>>8 | nextWord) &^ w & (x + (0x80-'-')*ones)
+		if links == 0 {
+			continue
+		}
+		links &= zeroBytes(x^'-'*ones) | zeroBytes(x^'_'*ones) | zeroBytes(x^'.'*ones)
+		for ; links != 0; links &= links - 1 {
+			p := i + bits.TrailingZeros64(links)/8
+			// The first joiner of its chain, unless only word bytes stand
+			// between it and the last one.
+			k := p - 1
+			for k >= 0 && k > lastLink && asciiWord[s[k]] != 0 {
+				k--
+			}
+			if k != lastLink {
+				compounds++
+			}
+			lastLink = p
+		}
 	}
 	return runs + compounds, true
 }
@@ -144,8 +141,7 @@ func chainAt(s string, i int) (start, end int) {
 func foldASCII(b []byte, text string) []byte {
 	i := 0
 	for ; i+8 <= len(text); i += 8 {
-		x := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
-			uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
+		x := load8(text[i : i+8])
 		_, l := classify(x)
 		b = binary.LittleEndian.AppendUint64(b, x|l>>2) // 0x20 on every letter
 	}
@@ -157,4 +153,11 @@ func foldASCII(b []byte, text string) []byte {
 		b = append(b, c)
 	}
 	return b
+}
+
+// load8 reads the eight bytes of s, little end first, in one load.
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }

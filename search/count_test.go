@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -36,6 +37,19 @@ func TestCountAgreesWithScan(t *testing.T) {
 	for i := range long {
 		checkCount(t, long[i:])
 		checkCount(t, long[:i])
+	}
+}
+
+// Texts of the bytes that matter, of every length across a few chunks.
+func TestCountAgreesOnRandomTexts(t *testing.T) {
+	const alphabet = "aZ9-._ ,/\n"
+	r := rand.New(rand.NewPCG(28, 4))
+	for range 20000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		checkCount(t, string(b))
 	}
 }
 
