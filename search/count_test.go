@@ -69,6 +69,8 @@ func TestPrepareCountsNotesWithoutTheQuestion(t *testing.T) {
 		"---\ntitle: T\n---\n\nThe \u212aelvin scale; CREATED archives; [c]reated; E[x]tracts; DEC-0054; İstanbul.\n",
 		"---\ntitle: T\n---\n\nstudies studied using quokkaprivacy QuokkaPrivacies tar.gz.x\n",
 		"---\ntitle: T\n---\n\n" + strings.Repeat("lorem ipsum-dolor sit.amet ", 40) + "creating",
+		// Lines countTerms counts beside lines it does not.
+		"---\ntitle: T\n---\n\nplain creates and tar.gz\n- [c]reate an über-archive\nStudies of \u212aelvin\n\nplain again: dec-0054, quokka.\n[x]",
 	}
 	for _, text := range texts {
 		for _, q := range []string{"kelvin", "create", "extract", "dec-0054", "istanbul", "study", "use", "quokka privacy", "tar.gz", "creat", "ipsum", "zzz", "über"} {

@@ -139,12 +139,28 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 	add(fPath, d.Path, false)
 	bd := body(text)
 	add(fMeta, lead(bd), false)
-	if n, ok := countTerms(bd); ok && focus != nil {
-		// Only the words around the question's terms are read.
-		p.lens[fBody] += int32(n)
-		focus.chains(bd, sc, func(chain string) { add(fBody, chain, true) })
-	} else {
+	// A focused pass reads only the words around the question's terms
+	// where countTerms counts; a line break ends every word and compound,
+	// so in a body it does not count, the lines are taken one by one.
+	chain := func(chain string) { add(fBody, chain, true) }
+	counted := func(text string) bool {
+		n, ok := countTerms(text)
+		if ok {
+			p.lens[fBody] += int32(n)
+			focus.chains(text, sc, chain)
+		}
+		return ok
+	}
+	switch {
+	case focus == nil:
 		add(fBody, bd, false)
+	case counted(bd):
+	default:
+		for line := range strings.Lines(bd) {
+			if !counted(line) {
+				add(fBody, line, false)
+			}
+		}
 	}
 	n := len(sc.terms.blob)
 	for _, tf := range sc.tfs {
