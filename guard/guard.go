@@ -99,7 +99,23 @@ func securityText(s string) string {
 	d := norm.NFKD.String(norm.NFKC.String(s))
 	var b strings.Builder
 	b.Grow(len(d))
-	for _, r := range d {
+	for i := 0; i < len(d); {
+		if c := d[i]; c < utf8.RuneSelf {
+			// What the rune path below does with ASCII, without its
+			// table lookups: most of a text in another script is ASCII.
+			i++
+			switch {
+			case c == '\n':
+				b.WriteByte('\n')
+			case isSpaceByte(c):
+				b.WriteByte(' ')
+			case !isControlByte(c):
+				b.WriteByte(c)
+			}
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(d[i:])
+		i += n
 		if unicode.IsSpace(r) {
 			// Line breaks and tabs separate words; dropping them (as other
 			// control runes are) would glue "x\nsecret = v" into one word.
