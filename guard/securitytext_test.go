@@ -32,7 +32,8 @@ func refSecurityText(s string) string {
 // The screen reads a text outside ASCII exactly as the rune-by-rune
 // reading does: what it screens is the same string.
 func FuzzSecurityTextAgrees(f *testing.F) {
-	for _, s := range []string{"é", "ｐａｓｓｗｏｒｄ = x\t\v\f\r\n\x00\x7f", "ghp\u200b_abc", "а\u00a0b\u0085c", "x\xffy – z", "Ａ\u0301\x1b[0m"} {
+	for _, s := range []string{"é", "ｐａｓｓｗｏｒｄ = x\t\v\f\r\n\x00\x7f", "ghp\u200b_abc", "а\u00a0b\u0085c", "x\xffy – z", "Ａ\u0301\x1b[0m",
+		"e" + strings.Repeat("\u0301\u0316", 40) + "x", "\u1100\u1161\u11a8 \uac00\u11a8", "\u0b47\u0b3e ﬁ ㎏ ①", "ǅ ſt Å Ω"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
