@@ -14,7 +14,7 @@ import (
 // once, holds what it learns until it answers, and exits: at Go's default
 // (100) the collector marked the same growing snapshot again and again, a
 // sixth of a cold check's CPU at 50,000 notes. At 400 it runs about a
-// third as often; a cold check's peak RSS grew about a fifth.
+// third as often; a cold check's peak RSS grew about a quarter.
 const gcPercent = 400
 
 func main() {
