@@ -318,7 +318,7 @@ func shapeFor(p string, windows bool) shape {
 	case strings.ContainsRune(p, '\\'):
 		return shapeBackslash
 	}
-	for _, seg := range strings.Split(p, "/") {
+	for seg := range strings.SplitSeq(p, "/") {
 		switch seg {
 		case "..":
 			return shapeClimb
