@@ -22,8 +22,15 @@ import (
 // chain of runs joined by single joiners (a joiner with a run on both
 // sides), once more.
 func countTerms(s string) (n int, ok bool) {
+	n, _, ok = countLower(s, nil)
+	return n, ok
+}
+
+// countLower is countTerms that also appends s, its letters lowered, to
+// low unless low is nil (what Focus.chains searches), in the same pass.
+func countLower(s string, low []byte) (n int, _ []byte, ok bool) {
 	if strings.IndexByte(s, '[') >= 0 || strings.IndexByte(s, ']') >= 0 {
-		return 0, false
+		return 0, low, false
 	}
 	var (
 		runs, compounds int
@@ -41,14 +48,17 @@ func countTerms(s string) (n int, ok bool) {
 			}
 		}
 		if x&highs != 0 {
-			return 0, false
+			return 0, low, false
 		}
 		d, l := classify(x)
 		w := d | l
+		if low != nil {
+			low = binary.LittleEndian.AppendUint64(low, x|l>>2) // 0x20 on every letter
+		}
 		var nextWord uint64 // the byte after the chunk
 		if i+8 < len(s) {
 			if c := s[i+8]; c >= utf8.RuneSelf {
-				return 0, false // a word rune or not: scan decides
+				return 0, low, false // a word rune or not: scan decides
 			} else if asciiWord[c] != 0 {
 				nextWord = 0x80 << 56
 			}
@@ -78,7 +88,10 @@ func countTerms(s string) (n int, ok bool) {
 			lastLink = p
 		}
 	}
-	return runs + compounds, true
+	if low != nil {
+		low = low[:len(low)-(-len(s)&7)] // the bytes past the end
+	}
+	return runs + compounds, low, true
 }
 
 // zeroBytes marks, with 0x80, the bytes of v that are 0, and no other.
@@ -89,15 +102,15 @@ func zeroBytes(v uint64) uint64 {
 // chains calls fn, in the order they stand, for the chains of s (runs of
 // ASCII letters and digits and the single joiners between them: what scan
 // reads as one compound) that can hand out a term f keeps, each once; s
-// is a text countTerms counts (ASCII, no brackets), so scan reads each
-// chain alone as it reads it within s. Every such term, less its last
+// is a text countTerms counts (ASCII, no brackets), low is s with its
+// letters lowered (countLower), and scan reads each chain alone as it
+// reads it within s. Every such term, less its last
 // byte (which stemming may have added), stands in the chain once its
 // letters are lowered, and it starts with a letter or digit.
-func (f *Focus) chains(s string, sc *scratch, fn func(chain string)) {
+func (f *Focus) chains(s string, low []byte, sc *scratch, fn func(chain string)) {
 	if len(f.needles) == 0 {
 		return
 	}
-	low := foldASCII(sc.fold[:0], s)
 	hits := sc.hits[:0]
 	for _, n := range f.needles {
 		for i := 0; ; {
@@ -119,7 +132,7 @@ func (f *Focus) chains(s string, sc *scratch, fn func(chain string)) {
 		start, end = chainAt(s, h)
 		fn(s[start:end])
 	}
-	sc.fold, sc.hits = low, hits
+	sc.hits = hits
 }
 
 // chainAt is where the chain around the word byte s[i] starts and ends.
@@ -135,24 +148,6 @@ func chainAt(s string, i int) (start, end int) {
 		end++
 	}
 	return start, end
-}
-
-// foldASCII appends text, ASCII, to b with its letters lowered.
-func foldASCII(b []byte, text string) []byte {
-	i := 0
-	for ; i+8 <= len(text); i += 8 {
-		x := load8(text[i : i+8])
-		_, l := classify(x)
-		b = binary.LittleEndian.AppendUint64(b, x|l>>2) // 0x20 on every letter
-	}
-	for ; i < len(text); i++ {
-		c := text[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b = append(b, c)
-	}
-	return b
 }
 
 // load8 reads the eight bytes of s, little end first, in one load.

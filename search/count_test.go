@@ -16,6 +16,9 @@ func checkCount(t *testing.T, s string) {
 	if ok && int32(n) != want {
 		t.Fatalf("countTerms(%q) = %d, scan hands out %d", s, n, want)
 	}
+	if n2, low, ok2 := countLower(s, []byte{}); ok2 != ok || n2 != n || ok && string(low) != strings.ToLower(s) {
+		t.Fatalf("countLower(%q) = %d, %q, %v; countTerms %d, %v", s, n2, low, ok2, n, ok)
+	}
 	if ascii(s) && !strings.ContainsAny(s, "[]") && !ok {
 		t.Fatalf("countTerms(%q) does not count a text of ASCII without brackets", s)
 	}
@@ -77,4 +80,16 @@ func TestPrepareCountsNotesWithoutTheQuestion(t *testing.T) {
 			checkPrepared(t, text, q)
 		}
 	}
+}
+
+// A name's key is its words joined by "-", whatever it holds.
+func FuzzNameKeyAgrees(f *testing.F) {
+	for _, s := range append(slices.Clone(scanSeeds), countSeeds...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := nameKey(s), strings.Join(words(s), "-"); got != want {
+			t.Fatalf("nameKey(%q) = %q, words joined %q", s, got, want)
+		}
+	})
 }

@@ -144,10 +144,14 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 	// so in a body it does not count, the lines are taken one by one.
 	chain := func(chain string) { add(fBody, chain, true) }
 	counted := func(text string) bool {
-		n, ok := countTerms(text)
+		if sc.fold == nil {
+			sc.fold = make([]byte, 0, 8<<10)
+		}
+		n, low, ok := countLower(text, sc.fold[:0])
+		sc.fold = low
 		if ok {
 			p.lens[fBody] += int32(n)
-			focus.chains(text, sc, chain)
+			focus.chains(text, low, sc, chain)
 		}
 		return ok
 	}
