@@ -104,9 +104,9 @@ func zeroBytes(v uint64) uint64 {
 // reads as one compound) that can hand out a term f keeps, each once; s
 // is a text countTerms counts (ASCII, no brackets), low is s with its
 // letters lowered (countLower), and scan reads each chain alone as it
-// reads it within s. Every such term, less its last
-// byte (which stemming may have added), stands in the chain once its
-// letters are lowered, and it starts with a letter or digit.
+// reads it within s. Every such term, less its last byte (which stemming
+// may have added), stands in the chain once its letters are lowered, and
+// it starts with a letter or digit.
 func (f *Focus) chains(s string, low []byte, sc *scratch, fn func(chain string)) {
 	if len(f.needles) == 0 {
 		return
