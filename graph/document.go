@@ -342,10 +342,10 @@ func (d *Document) addRefs(f Field, spec string) {
 		targets = []any{f.Value}
 	}
 	bad := isList != (spec == "ref-list")
+	keySafe := guard.OutputSafe(f.Key, limits.MaxFieldChars)
 	for _, t := range targets {
 		s, ok := t.(string)
-		if !ok || !guard.OutputSafe(f.Key, limits.MaxFieldChars) ||
-			!guard.OutputSafe(s, limits.MaxRefTargetChars) || guard.Absolute(s) {
+		if !ok || !keySafe || !guard.OutputSafe(s, limits.MaxRefTargetChars) || guard.Absolute(s) {
 			d.EdgeOmitted++
 			bad = true
 			continue
@@ -354,7 +354,7 @@ func (d *Document) addRefs(f Field, spec string) {
 			d.EdgeOmitted++
 			continue
 		}
-		if !slugRe.MatchString(s) {
+		if !isSlug(s) {
 			bad = true
 		}
 		d.Edges = append(d.Edges, Edge{Field: f.Key, To: s, Line: f.Line})

@@ -15,7 +15,9 @@ import (
 // to the YAML parser; FuzzFastPathAgrees proves both give the same fields.
 func parseSimple(fm string) (*Frontmatter, bool) {
 	out := &Frontmatter{byKey: map[string]int{}}
-	for i, line := range strings.Split(fm, "\n") {
+	i := -1
+	for line := range strings.SplitSeq(fm, "\n") {
+		i++
 		colon := strings.IndexByte(line, ':')
 		if colon <= 0 {
 			return nil, false
@@ -34,7 +36,7 @@ func parseSimple(fm string) (*Frontmatter, bool) {
 			inner := val[1 : len(val)-1]
 			items := []any{}
 			if guard.TrimSpace(inner) != "" {
-				for _, it := range strings.Split(inner, ",") {
+				for it := range strings.SplitSeq(inner, ",") {
 					s, ok := fastScalar(guard.TrimSpace(it))
 					if !ok {
 						return nil, false

@@ -12,7 +12,6 @@ import (
 )
 
 var (
-	slugRe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 	urlRe  = regexp.MustCompile(`^https?://` + guard.NotSpaceClass + `+$`)
 	dateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	// datetimeRe is the reference's shape: a date, then a time of at least
@@ -20,6 +19,18 @@ var (
 	// after the minutes), and an optional zone.
 	datetimeRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?$`)
 )
+
+// isSlug reports an id's shape: ^[a-z0-9][a-z0-9._-]*$, by hand, as every
+// ref target of every note is matched against it.
+func isSlug(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')) {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // validDate is the reference's YYYY-MM-DD plus a calendar check: the
 // reference accepts 2026-02-30, which no reader of the record would mean
@@ -58,7 +69,7 @@ func CheckSpec(spec string, v any) bool {
 		return ok && datetimeRe.MatchString(s) && validDate(s[:10])
 	case "slug", "ref":
 		s, ok := v.(string)
-		return ok && slugRe.MatchString(s)
+		return ok && isSlug(s)
 	case "url":
 		s, ok := v.(string)
 		return ok && urlRe.MatchString(s)
@@ -74,7 +85,7 @@ func CheckSpec(spec string, v any) bool {
 			if spec == "string-list" && !scalar(e) {
 				return false
 			}
-			if s, ok := e.(string); spec == "ref-list" && (!ok || !slugRe.MatchString(s)) {
+			if s, ok := e.(string); spec == "ref-list" && (!ok || !isSlug(s)) {
 				return false
 			}
 		}

@@ -299,13 +299,16 @@ func decode(s string) string {
 	}
 	if !isASCII(s) {
 		s = strings.Map(func(r rune) rune {
-			if m, ok := confusables[r]; ok && r > unicode.MaxASCII {
+			if r <= unicode.MaxASCII {
+				return r // most of a text in another script: no lookup
+			}
+			if m, ok := confusables[r]; ok {
 				return m
 			}
-			if r > unicode.MaxASCII && IsDash(r) {
+			switch {
+			case IsDash(r):
 				return '-'
-			}
-			if r > unicode.MaxASCII && (unicode.IsSpace(r) || invisible(r)) {
+			case unicode.IsSpace(r) || invisible(r):
 				return -1 // a no-break or thin space, or a filler, inside a key
 			}
 			return r

@@ -38,7 +38,7 @@ func thinIgnored(rel string, cocoindex bool) bool {
 	if hasPrefixDir(rel, ".vivary/private") || hasPrefixDir(rel, ".vivary/runtime") {
 		return true
 	}
-	for _, seg := range strings.Split(rel, "/") {
+	for seg := range strings.SplitSeq(rel, "/") {
 		if hasSuffixFold(seg, ".vivary-tmp") || (cocoindex && strings.EqualFold(seg, ".cocoindex_code")) {
 			return true
 		}

@@ -613,7 +613,7 @@ func IsExcluded(rel string, patterns []string) bool {
 			return true
 		}
 		if !strings.Contains(p, "/") {
-			for _, seg := range strings.Split(rel, "/") {
+			for seg := range strings.SplitSeq(rel, "/") {
 				if seg == p {
 					return true
 				}

@@ -186,7 +186,7 @@ func unhex(c byte) byte {
 
 // Sensitive reports whether any component of the slash-separated rel looks secret.
 func Sensitive(rel string) bool {
-	for _, seg := range strings.Split(rel, "/") {
+	for seg := range strings.SplitSeq(rel, "/") {
 		if SensitiveName(seg) {
 			return true
 		}

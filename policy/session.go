@@ -61,6 +61,18 @@ func (s *Session) Ignored(ctx context.Context, files []string) (map[string]bool,
 // of the rules. opt.IgnoreFiles are taken in as Admit takes them in. A
 // session is used by one goroutine at a time.
 func (s *Session) Admit(ctx context.Context, ws *workspace.Workspace, candidates []string, opt Options) (*Admission, error) {
+	// The files' folders are looked at for nested ignore files: one batch
+	// reader opens each folder once, beneath its parent's handle, as
+	// IgnoredDirs does (from the root each time, a cold call at 50,000
+	// notes opened 8,000 folders more than it has).
+	r := s.ig.ws.NewReader()
+	defer r.Close()
+	s.ig.lstat = r.Lstat
+	defer func() { s.ig.lstat = s.ig.ws.Lstat }()
+	if s.ig.blocks != nil {
+		s.ig.blocks.lstat = r.Lstat
+		defer func() { s.ig.blocks.lstat = s.ig.ws.Lstat }()
+	}
 	return admit(ctx, ws, s.ig, candidates, opt)
 }
 

@@ -2,6 +2,7 @@ package search
 
 import (
 	"slices"
+	"unicode/utf8"
 
 	"github.com/vivary-dev/vivary-go/graph"
 )
@@ -23,6 +24,9 @@ type Focus struct {
 	// words that continue one are kept too. first marks their first bytes.
 	prefixes map[string][]string
 	first    [256]bool
+	// needles are the wanted terms of ASCII less their last byte (see
+	// chains).
+	needles [][]byte
 }
 
 // FocusOn returns the focus of question.
@@ -31,6 +35,9 @@ func FocusOn(question string) *Focus {
 	for _, t := range wanted(question) {
 		f.terms[t] = true
 		f.lens[t[0]] |= lenBit(len(t))
+		if ascii(t) {
+			f.needles = append(f.needles, []byte(t[:max(1, len(t)-1)]))
+		}
 	}
 	f.prefixes = map[string][]string{}
 	for _, t := range Terms(question) {
@@ -105,4 +112,13 @@ func NewFocusedIndex(f *Focus) *Index {
 // always, unless it is focused on another question.
 func (ix *Index) Answers(question string) bool {
 	return ix.focus == nil || ix.focus.covers(question)
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -52,6 +52,8 @@ type scratch struct {
 	tok   scanner
 	terms termTable
 	tfs   [][nFields]uint8
+	fold  []byte // the body lowered, for Focus.chains
+	hits  []int  // where the body holds a focus's needles
 }
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
@@ -110,9 +112,13 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 	if focus != nil {
 		sc.tok.firsts = &focus.lens
 	}
-	add := func(f int, text string) {
+	// add tokenizes text into field f; counted says its tokens are counted
+	// in the field's length already.
+	add := func(f int, text string, counted bool) {
 		sc.tok.scan(text, func(t token) {
-			p.lens[f]++
+			if !counted {
+				p.lens[f]++
+			}
 			if focus != nil && !focus.has(t.term) {
 				return
 			}
@@ -125,15 +131,41 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 			}
 		})
 	}
-	add(fTitle, d.ID)
-	add(fTitle, d.Title)
+	add(fTitle, d.ID, false)
+	add(fTitle, d.Title, false)
 	for _, f := range d.FM.Fields {
-		add(fMeta, graph.Stringify(f.Value))
+		add(fMeta, graph.Stringify(f.Value), false)
 	}
-	add(fPath, d.Path)
+	add(fPath, d.Path, false)
 	bd := body(text)
-	add(fMeta, lead(bd))
-	add(fBody, bd)
+	add(fMeta, lead(bd), false)
+	// A focused pass reads only the words around the question's terms
+	// where countTerms counts; a line break ends every word and compound,
+	// so in a body it does not count, the lines are taken one by one.
+	chain := func(chain string) { add(fBody, chain, true) }
+	counted := func(text string) bool {
+		if sc.fold == nil {
+			sc.fold = make([]byte, 0, 8<<10)
+		}
+		n, low, ok := countLower(text, sc.fold[:0])
+		sc.fold = low
+		if ok {
+			p.lens[fBody] += int32(n)
+			focus.chains(text, low, sc, chain)
+		}
+		return ok
+	}
+	switch {
+	case focus == nil:
+		add(fBody, bd, false)
+	case counted(bd):
+	default:
+		for line := range strings.Lines(bd) {
+			if !counted(line) {
+				add(fBody, line, false)
+			}
+		}
+	}
 	n := len(sc.terms.blob)
 	for _, tf := range sc.tfs {
 		n += 1 + tfLen(tf)

@@ -15,6 +15,7 @@ const leadWords = 40
 // (a "Stability: 2" banner alone does not end it), or at leadWords words.
 func lead(body string) string {
 	var b strings.Builder
+	b.Grow(8 * leadWords)
 	words := 0
 	fence := false
 	for line := range strings.Lines(body) {
@@ -31,7 +32,7 @@ func lead(body string) string {
 			}
 			continue
 		}
-		for _, w := range strings.Fields(t) {
+		for w := range strings.FieldsSeq(t) {
 			if words == leadWords {
 				return b.String()
 			}

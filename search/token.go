@@ -272,7 +272,30 @@ func words(text string) []string {
 // nameKey is what an id, a title or a question that may be one is matched
 // whole by: all its words, stopwords too (kubectl-get is not kubectl),
 // joined by "-".
-func nameKey(text string) string { return strings.Join(words(text), "-") }
+// It is strings.Join(words(text), "-") built in one buffer: every note's
+// id and title are keyed on the read pass.
+func nameKey(text string) string {
+	var buf [128]byte
+	b := buf[:0]
+	var at [16]int
+	starts := at[:0] // where each word of b starts
+	scan(text, func(t token) {
+		if t.parts != 0 {
+			if !bytes.ContainsAny(t.term, "0123456789") {
+				return
+			}
+			// An identifier replaces the words it is made of.
+			k := len(starts) - t.parts
+			b, starts = b[:max(starts[k]-1, 0)], starts[:k]
+		}
+		if len(starts) > 0 {
+			b = append(b, '-')
+		}
+		starts = append(starts, len(b))
+		b = append(b, t.term...)
+	})
+	return string(b)
+}
 
 // yieldingIn are the yielding stopwords of a question (see yielding), in
 // order, each once: the words a search also looks up as names.

@@ -151,5 +151,23 @@ func (s *Snapshot) fingerprint(list *entries, prev *Snapshot) (string, *hashed, 
 
 // docJSON is d's entry in the fingerprint's list of documents.
 func docJSON(d *graph.Document) ([]byte, error) {
-	return canon.Compact(map[string]string{"path": d.Path, "content": d.Digest})
+	if !plainJSON(d.Path) || !plainJSON(d.Digest) {
+		return canon.Compact(map[string]string{"path": d.Path, "content": d.Digest})
+	}
+	// What canon writes for strings it need not escape, without the map
+	// and the encoder: every document of a cold call has an entry.
+	b := make([]byte, 0, len(d.Path)+len(d.Digest)+25)
+	b = append(append(append(b, `{"content":"`...), d.Digest...), `","path":"`...)
+	return append(append(b, d.Path...), `"}`...), nil
+}
+
+// plainJSON reports a string JSON holds as it is: printable ASCII, no
+// quote, no backslash.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vivary-dev/vivary-go/canon"
+	"github.com/vivary-dev/vivary-go/graph"
 	"github.com/vivary-dev/vivary-go/policy"
 )
 
@@ -100,4 +102,20 @@ func TestFingerprintHashedOnIsTheSame(t *testing.T) {
 			t.Errorf("unchanged: %s, was %s", got, prev.Fingerprint)
 		}
 	}
+}
+
+// A document's entry in the fingerprint is its canonical JSON, whatever
+// its path holds.
+func FuzzDocJSONIsCanonical(f *testing.F) {
+	for _, p := range []string{"notes/a.md", `we"ird\.md`, "tab\t.md", "é.md", "\x7f.md", "a b/c.md", ""} {
+		f.Add(p, "0f3a")
+	}
+	f.Fuzz(func(t *testing.T, path, digest string) {
+		d := &graph.Document{Path: path, Digest: digest}
+		got, err := docJSON(d)
+		want, werr := canon.Compact(map[string]string{"path": path, "content": digest})
+		if (err != nil) != (werr != nil) || string(got) != string(want) {
+			t.Fatalf("docJSON(%q, %q) = %s, %v; canon writes %s, %v", path, digest, got, err, want, werr)
+		}
+	})
 }
