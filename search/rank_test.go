@@ -125,3 +125,20 @@ func TestSubjectOutweighsRareWords(t *testing.T) {
 		t.Errorf("%q ranks %v, want pages/split.md first", q, got)
 	}
 }
+
+// A description holding only a question's common word ("print", which
+// many pages here begin with) earns no description bonus: the page whose
+// description holds the question's rarer word ranks above the page that
+// begins "Print" and only mentions the rarer one.
+func TestDescriptionBonusOnlyForTopicalWords(t *testing.T) {
+	docs := filler(30)
+	for i := range 8 {
+		docs[fmt.Sprintf("pages/show%02d.md", i)] = fmt.Sprintf("# show%02d\n\n> Print the contents of files.\n\n`show%02d path/to/file`\n", i, i)
+	}
+	docs["pages/cal.md"] = "# cal\n\n> Display a calendar.\n\n- Display the current month:\n\n`cal`\n"
+	docs["pages/lpr.md"] = "# lpr\n\n> Print files.\n\n- Print a file:\n\n`lpr path/to/file`\n\n- Print a file on the default printer, for example the shared team calendar:\n\n`lpr -# 2 path/to/calendar`\n"
+	q := "print a calendar"
+	if got := ranked(t, docs, q)[q]; len(got) == 0 || got[0] != "pages/cal.md" {
+		t.Errorf("%q ranks %v, want pages/cal.md first", q, got)
+	}
+}
