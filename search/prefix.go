@@ -81,6 +81,18 @@ func (ix *Index) prefixScore(t string, weights [][nFields]float32, add func(slot
 	if len(longer) == 0 {
 		return
 	}
+	// Where the word itself is in the vault, a continuation that most
+	// notes hold ("work" -> "workspace" in a vault about one) says next to
+	// nothing about which note answers, and summing it would be a pass
+	// over most of the vault's postings: the word is matched as itself
+	// only. Where it is not, its continuations are how it is found at all.
+	if ix.post[t] != nil {
+		for _, u := range longer {
+			if 2*ix.post[u].n > ix.live {
+				return
+			}
+		}
+	}
 	// Summed in arrays indexed by slot, kept between searches and cleared
 	// through the list of slots touched, as Search's own scores are.
 	if len(ix.preSum) < len(ix.slots) {

@@ -89,6 +89,25 @@ func TestPrefixMatchesRankBelowExact(t *testing.T) {
 	}
 }
 
+// Where a question's word is itself in the vault, a continuation nearly
+// every note holds ("work" -> "workspace" in a vault about workspaces)
+// does not make every note a hit; where the word is not, that
+// continuation is how the notes are found.
+func TestCommonContinuationsMatchOnlyAnAbsentWord(t *testing.T) {
+	docs := map[string]string{}
+	for i := range 12 {
+		docs[fmt.Sprintf("notes/ws%02d.md", i)] = fmt.Sprintf("# ws%02d\n\nThis workspace holds mongodb dumps.\n", i)
+	}
+	docs["notes/hours.md"] = "# Hours\n\nWe work from nine to five.\n"
+	got := ranked(t, docs, "work", "mongo")
+	if want := []string{"notes/hours.md"}; strings.Join(got["work"], " ") != strings.Join(want, " ") {
+		t.Errorf("work ranks %v, want only %v", got["work"], want)
+	}
+	if len(got["mongo"]) != 10 {
+		t.Errorf("mongo ranks %v, want ten of the notes holding mongodb", got["mongo"])
+	}
+}
+
 // The workspace's contract files (.vivary/context.md, AGENTS.md,
 // STATE.md) answer questions about the workspace, not a question about
 // the notes' subject that shares words with them.
