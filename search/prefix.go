@@ -31,18 +31,20 @@ func letters(s string) bool {
 	return true
 }
 
-// prefixTable holds terms longer than minPrefix by their first minPrefix
-// bytes.
+// prefixTable holds terms of letters longer than minPrefix by their first
+// minPrefix bytes: only those can continue a question's word (an
+// identifier such as work-0042, of which a vault may hold thousands under
+// one prefix, never does).
 type prefixTable map[string][]string
 
 func (pt prefixTable) add(term string) {
-	if len(term) > minPrefix {
+	if len(term) > minPrefix && letters(term) {
 		pt[term[:minPrefix]] = append(pt[term[:minPrefix]], term)
 	}
 }
 
 func (pt prefixTable) drop(term string) {
-	if len(term) > minPrefix {
+	if len(term) > minPrefix && letters(term) {
 		b := pt[term[:minPrefix]]
 		for i, u := range b {
 			if u == term {
