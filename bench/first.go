@@ -30,13 +30,9 @@ func runFirst(roots []string, runs, maxCalls int, question string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin, mcpBin := filepath.Join(tmp, "vivary"), filepath.Join(tmp, "vivary-mcp")
-	for _, b := range [][2]string{{bin, "./cmd/vivary"}, {mcpBin, "./mcp/cmd/vivary-mcp"}} {
-		build := exec.Command("go", "build", "-o", b[0], b[1])
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			return err
-		}
+	bin, mcpBin, err := buildBinaries(tmp)
+	if err != nil {
+		return err
 	}
 	word := strings.Fields(question)[0]
 	for _, root := range roots {

@@ -224,13 +224,9 @@ func run(notes, noteBytes int, vocab benchgen.Vocab, runs int, withGit, withMCP 
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin, mcpBin := filepath.Join(tmp, "vivary"), filepath.Join(tmp, "vivary-mcp")
-	for _, b := range [][2]string{{bin, "./cmd/vivary"}, {mcpBin, "./mcp/cmd/vivary-mcp"}} {
-		build := exec.Command("go", "build", "-o", b[0], b[1])
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			return err
-		}
+	bin, mcpBin, err := buildBinaries(tmp)
+	if err != nil {
+		return err
 	}
 	// The same tree twice: outside Git (the exact ignore block decides) and
 	// as a Git worktree (git check-ignore decides), the usual home of notes.

@@ -199,10 +199,8 @@ func runMCPOnly(root string, runs int) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "vivary-mcp")
-	build := exec.Command("go", "build", "-o", bin, "./mcp/cmd/vivary-mcp")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
+	_, bin, err := buildBinaries(tmp)
+	if err != nil {
 		return err
 	}
 	fmt.Printf("load average %s\n", loadavg())
@@ -217,4 +215,17 @@ func runMCPOnly(root string, runs int) error {
 	}
 	fmt.Printf("load average at the end %s\n", loadavg())
 	return nil
+}
+
+// buildBinaries builds vivary and vivary-mcp from this checkout into dir.
+func buildBinaries(dir string) (vivary, mcp string, err error) {
+	vivary, mcp = filepath.Join(dir, "vivary"), filepath.Join(dir, "vivary-mcp")
+	for _, b := range [][2]string{{vivary, "./cmd/vivary"}, {mcp, "./mcp/cmd/vivary-mcp"}} {
+		build := exec.Command("go", "build", "-o", b[0], b[1])
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			return "", "", err
+		}
+	}
+	return vivary, mcp, nil
 }

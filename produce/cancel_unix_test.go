@@ -6,8 +6,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -54,31 +52,13 @@ func blockedGit(tb testing.TB) (root string, calls []namedCall) {
 	}
 }
 
-// gitsIn lists the live processes working in root or below it: git runs
-// with -C root, and nothing else does.
-func gitsIn(root string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cwd, err := os.Readlink("/proc/" + e.Name() + "/cwd")
-		if err == nil && (cwd == root || strings.HasPrefix(cwd, root+"/")) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
 // startBlocked starts call and returns once git runs for it, so a cancel
 // after it has a git to kill.
 func startBlocked(tb testing.TB, root string, c namedCall) (cancel func(), done <-chan error) {
 	ctx, cancel := context.WithCancel(bg)
 	ch := make(chan error, 1)
 	go func() { ch <- c.call(ctx) }()
-	for deadline := time.Now().Add(30 * time.Second); len(gitsIn(root)) == 0; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); len(testws.ProcsIn(root)) == 0; time.Sleep(5 * time.Millisecond) {
 		select {
 		case err := <-ch:
 			cancel()
@@ -111,7 +91,7 @@ func TestCancellationKillsARunningGit(t *testing.T) {
 			// git's own timeout is 10 s: only a lost cancel gets here.
 			t.Fatalf("%s never returned after the cancel", c.name)
 		}
-		if pids := gitsIn(root); len(pids) != 0 {
+		if pids := testws.ProcsIn(root); len(pids) != 0 {
 			t.Fatalf("%s returned while git %v still runs", c.name, pids)
 		}
 	}

@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -44,23 +42,6 @@ func blockedWorkspace(t *testing.T) (root string, b *Binding) {
 	return root, b
 }
 
-// gitsIn lists the live processes working in root or below it.
-func gitsIn(root string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cwd, err := os.Readlink("/proc/" + e.Name() + "/cwd")
-		if err == nil && (cwd == root || strings.HasPrefix(cwd, root+"/")) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
@@ -78,11 +59,11 @@ func TestFirstCallStopsTheWarm(t *testing.T) {
 		return small, nil
 	}})
 	s.startWarm(context.Background())
-	waitFor(t, "the background reading never asked git", func() bool { return len(gitsIn(root)) > 0 })
+	waitFor(t, "the background reading never asked git", func() bool { return len(testws.ProcsIn(root)) > 0 })
 	if got := answer(t, s, context.Background(), "ws0"); got != "known" {
 		t.Fatalf("the first call: %s", got)
 	}
-	if pids := gitsIn(root); len(pids) != 0 {
+	if pids := testws.ProcsIn(root); len(pids) != 0 {
 		t.Errorf("git %v still runs for the stopped background reading", pids)
 	}
 }
@@ -90,7 +71,7 @@ func TestFirstCallStopsTheWarm(t *testing.T) {
 // The background reading ends with the session: at the end of input,
 // nothing of it is left running.
 func TestWarmEndsWithTheSession(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer noLeak(t, goleak.IgnoreCurrent())
 	root, b := blockedWorkspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -103,13 +84,13 @@ func TestWarmEndsWithTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the background reading never asked git", func() bool { return len(gitsIn(root)) > 0 })
+	waitFor(t, "the background reading never asked git", func() bool { return len(testws.ProcsIn(root)) > 0 })
 	cs.Close()
 	cw.Close()
 	if err := <-done; err != nil && !errors.Is(err, io.EOF) {
 		t.Logf("serve: %v", err)
 	}
-	if pids := gitsIn(root); len(pids) != 0 {
+	if pids := testws.ProcsIn(root); len(pids) != 0 {
 		t.Errorf("git %v still runs after the session ended", pids)
 	}
 }
