@@ -4,8 +4,11 @@ import "math"
 
 // Prefix matching: a question word of at least minPrefix letters also
 // matches the longer words that start with it ("mongo" finds "mongodb",
-// "listen" finds "listener"), at prefixWeight of an exact match, so a note
-// holding the word itself ranks first.
+// "listen" finds "listener") and the words of at least minPrefix letters
+// it starts with, as documentation abbreviates ("differences" finds
+// "diff", "synchronize" finds "sync", "repository" finds "repo"), at
+// prefixWeight of an exact match, so a note holding the word itself ranks
+// first.
 const (
 	minPrefix    = 4
 	prefixWeight = 0.3
@@ -74,12 +77,23 @@ func (ix *Index) longer(t string) []string {
 	return out
 }
 
+// shorter are the index's terms of at least minPrefix letters that t
+// starts with.
+func (ix *Index) shorter(t string, out []string) []string {
+	for k := minPrefix; k < len(t); k++ {
+		if ix.post[t[:k]] != nil {
+			out = append(out, t[:k])
+		}
+	}
+	return out
+}
+
 // prefixScore passes to add, for each document holding words that
-// continue t, prefixWeight of a BM25F score with their weighted counts
+// continue t or that t continues, prefixWeight of a BM25F score with their weighted counts
 // summed as if they were one term, its idf from the documents holding any
 // of them.
 func (ix *Index) prefixScore(t string, weights [][nFields]float32, add func(slot uint32, score float64, fields uint8)) {
-	longer := ix.longer(t)
+	longer := ix.shorter(t, ix.longer(t))
 	if len(longer) == 0 {
 		return
 	}

@@ -89,6 +89,20 @@ func TestPrefixMatchesRankBelowExact(t *testing.T) {
 	}
 }
 
+// A question word also finds the words of four letters or more it begins
+// with, as documentation abbreviates them ("differences" -> "diff"), below
+// a note holding the word itself; a shorter start ("dif") is no match.
+func TestAbbreviationsMatchBelowExact(t *testing.T) {
+	docs := filler(10)
+	docs["pages/git-diff.md"] = "# git diff\n\n> Show changes to tracked files.\n\n- Show the diff of two branches:\n\n`git diff main feature`\n"
+	docs["pages/cmp.md"] = "# cmp\n\n> Compare two files and report the first differences.\n"
+	docs["pages/dif.md"] = "# dif\n\n> A dif tool.\n"
+	q := "differences"
+	if got, want := ranked(t, docs, q)[q], []string{"pages/cmp.md", "pages/git-diff.md"}; !slices.Equal(got, want) {
+		t.Errorf("%q ranks %v, want %v", q, got, want)
+	}
+}
+
 // Where a question's word is itself in the vault, a continuation nearly
 // every note holds ("work" -> "workspace" in a vault about workspaces)
 // does not make every note a hit; where the word is not, that
