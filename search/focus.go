@@ -13,8 +13,9 @@ import (
 // for the terms that question can look up. A search for that question ranks
 // exactly as over a full index, because ranking reads nothing else: the
 // postings of the question's terms (and of each two neighbours written as
-// one), the documents' field lengths, their id and title keys. It saves the
-// per-document term table and most of the index.
+// one, of the words they continue and begin with), the documents' field
+// lengths, their id and title keys. It saves the per-document term table
+// and most of the index.
 type Focus struct {
 	terms map[string]bool
 	// lens holds, per first byte, the lengths of the terms that start
@@ -50,12 +51,20 @@ func FocusOn(question string) *Focus {
 }
 
 // wanted is every term Search may look up for question: its terms, each
-// two neighbours joined, and its stopwords that may be a vault's names.
+// two neighbours joined, the words a prefixable term begins with (see
+// shorter) and its stopwords that may be a vault's names.
 func wanted(question string) []string {
 	terms := Terms(question)
 	out := slices.Clone(terms)
 	for i := 0; i+1 < len(terms); i++ {
 		out = append(out, terms[i]+terms[i+1])
+	}
+	for _, t := range terms {
+		if prefixable(t) {
+			for k := minPrefix; k < len(t); k++ {
+				out = append(out, t[:k])
+			}
+		}
 	}
 	return append(out, yieldingIn(question)...)
 }

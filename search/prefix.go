@@ -4,8 +4,11 @@ import "math"
 
 // Prefix matching: a question word of at least minPrefix letters also
 // matches the longer words that start with it ("mongo" finds "mongodb",
-// "listen" finds "listener"), at prefixWeight of an exact match, so a note
-// holding the word itself ranks first.
+// "listen" finds "listener") and the words of at least minPrefix letters
+// it starts with, as documentation abbreviates ("differences" finds
+// "diff", "synchronize" finds "sync", "repository" finds "repo"), at
+// prefixWeight of an exact match, so a note holding the word itself ranks
+// first.
 const (
 	minPrefix    = 4
 	prefixWeight = 0.3
@@ -31,18 +34,20 @@ func letters(s string) bool {
 	return true
 }
 
-// prefixTable holds terms longer than minPrefix by their first minPrefix
-// bytes.
+// prefixTable holds terms of letters longer than minPrefix by their first
+// minPrefix bytes: only those can continue a question's word (an
+// identifier such as work-0042, of which a vault may hold thousands under
+// one prefix, never does).
 type prefixTable map[string][]string
 
 func (pt prefixTable) add(term string) {
-	if len(term) > minPrefix {
+	if len(term) > minPrefix && letters(term) {
 		pt[term[:minPrefix]] = append(pt[term[:minPrefix]], term)
 	}
 }
 
 func (pt prefixTable) drop(term string) {
-	if len(term) > minPrefix {
+	if len(term) > minPrefix && letters(term) {
 		b := pt[term[:minPrefix]]
 		for i, u := range b {
 			if u == term {
@@ -72,14 +77,37 @@ func (ix *Index) longer(t string) []string {
 	return out
 }
 
+// shorter are the index's terms of at least minPrefix letters that t
+// starts with.
+func (ix *Index) shorter(t string, out []string) []string {
+	for k := minPrefix; k < len(t); k++ {
+		if ix.post[t[:k]] != nil {
+			out = append(out, t[:k])
+		}
+	}
+	return out
+}
+
 // prefixScore passes to add, for each document holding words that
-// continue t, prefixWeight of a BM25F score with their weighted counts
+// continue t or that t continues, prefixWeight of a BM25F score with their weighted counts
 // summed as if they were one term, its idf from the documents holding any
 // of them.
 func (ix *Index) prefixScore(t string, add func(slot uint32, score float64, fields uint8)) {
-	longer := ix.longer(t)
+	longer := ix.shorter(t, ix.longer(t))
 	if len(longer) == 0 {
 		return
+	}
+	// Where the word itself is in the vault, a continuation that most
+	// notes hold ("work" -> "workspace" in a vault about one) says next to
+	// nothing about which note answers, and summing it would be a pass
+	// over most of the vault's postings: the word is matched as itself
+	// only. Where it is not, its continuations are how it is found at all.
+	if ix.post[t] != nil {
+		for _, u := range longer {
+			if 2*ix.df(ix.post[u]) > ix.live {
+				return
+			}
+		}
 	}
 	// Summed in arrays indexed by slot, kept between searches and cleared
 	// through the list of slots touched, as Search's own scores are.

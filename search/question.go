@@ -61,6 +61,22 @@ func capIDF(idfs []float64, nWords int) {
 	}
 }
 
+// topical is the least idf of a question word that counts as what the
+// question is about: the mean of its words' (capped) idfs. A description
+// ("Print the total number of commits") that holds only the question's
+// common words ("print", "show", "list") does not say the note is about
+// the question, so those earn no description bonus; its rarer words do.
+func topical(idfs []float64, nWords int) float64 {
+	if nWords == 0 {
+		return 0
+	}
+	mean := 0.0
+	for _, idf := range idfs[:nWords] {
+		mean += idf
+	}
+	return mean / float64(nWords)
+}
+
 // aboutWorkspace reports whether a question with these terms asks about
 // the workspace itself: its contract files (context.md, AGENTS.md,
 // STATE.md) are about how to work here, so they answer only such a

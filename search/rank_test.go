@@ -89,6 +89,39 @@ func TestPrefixMatchesRankBelowExact(t *testing.T) {
 	}
 }
 
+// A question word also finds the words of four letters or more it begins
+// with, as documentation abbreviates them ("differences" -> "diff"), below
+// a note holding the word itself; a shorter start ("dif") is no match.
+func TestAbbreviationsMatchBelowExact(t *testing.T) {
+	docs := filler(10)
+	docs["pages/git-diff.md"] = "# git diff\n\n> Show changes to tracked files.\n\n- Show the diff of two branches:\n\n`git diff main feature`\n"
+	docs["pages/cmp.md"] = "# cmp\n\n> Compare two files and report the first differences.\n"
+	docs["pages/dif.md"] = "# dif\n\n> A dif tool.\n"
+	q := "differences"
+	if got, want := ranked(t, docs, q)[q], []string{"pages/cmp.md", "pages/git-diff.md"}; !slices.Equal(got, want) {
+		t.Errorf("%q ranks %v, want %v", q, got, want)
+	}
+}
+
+// Where a question's word is itself in the vault, a continuation nearly
+// every note holds ("work" -> "workspace" in a vault about workspaces)
+// does not make every note a hit; where the word is not, that
+// continuation is how the notes are found.
+func TestCommonContinuationsMatchOnlyAnAbsentWord(t *testing.T) {
+	docs := map[string]string{}
+	for i := range 12 {
+		docs[fmt.Sprintf("notes/ws%02d.md", i)] = fmt.Sprintf("# ws%02d\n\nThis workspace holds mongodb dumps.\n", i)
+	}
+	docs["notes/hours.md"] = "# Hours\n\nWe work from nine to five.\n"
+	got := ranked(t, docs, "work", "mongo")
+	if want := []string{"notes/hours.md"}; strings.Join(got["work"], " ") != strings.Join(want, " ") {
+		t.Errorf("work ranks %v, want only %v", got["work"], want)
+	}
+	if len(got["mongo"]) != 10 {
+		t.Errorf("mongo ranks %v, want ten of the notes holding mongodb", got["mongo"])
+	}
+}
+
 // The workspace's contract files (.vivary/context.md, AGENTS.md,
 // STATE.md) answer questions about the workspace, not a question about
 // the notes' subject that shares words with them.
@@ -123,5 +156,22 @@ func TestSubjectOutweighsRareWords(t *testing.T) {
 	q := "split a large file into smaller pieces"
 	if got := ranked(t, docs, q)[q]; len(got) == 0 || got[0] != "pages/split.md" {
 		t.Errorf("%q ranks %v, want pages/split.md first", q, got)
+	}
+}
+
+// A description holding only a question's common word ("print", which
+// many pages here begin with) earns no description bonus: the page whose
+// description holds the question's rarer word ranks above the page that
+// begins "Print" and only mentions the rarer one.
+func TestDescriptionBonusOnlyForTopicalWords(t *testing.T) {
+	docs := filler(30)
+	for i := range 8 {
+		docs[fmt.Sprintf("pages/show%02d.md", i)] = fmt.Sprintf("# show%02d\n\n> Print the contents of files.\n\n`show%02d path/to/file`\n", i, i)
+	}
+	docs["pages/cal.md"] = "# cal\n\n> Display a calendar.\n\n- Display the current month:\n\n`cal`\n"
+	docs["pages/lpr.md"] = "# lpr\n\n> Print files.\n\n- Print a file:\n\n`lpr path/to/file`\n\n- Print a file on the default printer, for example the shared team calendar:\n\n`lpr -# 2 path/to/calendar`\n"
+	q := "print a calendar"
+	if got := ranked(t, docs, q)[q]; len(got) == 0 || got[0] != "pages/cal.md" {
+		t.Errorf("%q ranks %v, want pages/cal.md first", q, got)
 	}
 }

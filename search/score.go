@@ -27,10 +27,11 @@ const (
 	// the question is about ("piece", "five", "two") cannot outweigh the
 	// words that are.
 	idfCap = 0.8
-	// described weighs, per unit of its idf, a question word in a note's
-	// title or description (its frontmatter or its lead, see lead) on top
-	// of its BM25F score, unsaturated: the page that says it is about the
-	// question's words outranks the longer pages that use them most.
+	// described weighs, per unit of its idf, a topical question word (see
+	// topical) in a note's title or description (its frontmatter or its
+	// lead, see lead) on top of its BM25F score, unsaturated: the page
+	// that says it is about the question's words outranks the longer pages
+	// that use them most.
 	described = 2.0
 	// exactTitle weighs a question that is exactly a document's id or
 	// title (a keyword search for it), per unit of the question's idf.
@@ -97,6 +98,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		ix.stale = true
 	}
 	capIDF(idfs, nWords)
+	topic := topical(idfs, nWords)
 	ix.fieldWeights()
 	// Scores accumulate in arrays indexed by slot, kept between searches
 	// (the owner serialises them) and cleared through the touched list.
@@ -123,7 +125,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		// posting.
 		var descOf [1 << nFields]float64
 		for f := range descOf {
-			if f&(1<<fTitle|1<<fMeta) != 0 {
+			if f&(1<<fTitle|1<<fMeta) != 0 && idf >= topic {
 				descOf[f] = described * idf
 			}
 		}

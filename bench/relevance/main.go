@@ -13,7 +13,10 @@
 // their text: the ranking is tuned on the tune half only, and the
 // held-out half is the figure to trust.
 //
-//	go run ./bench/relevance [-tldr DIR] [-notes N] [-only NAME] [-v]
+// While tuning, -tune leaves the held-out halves out of every line, so
+// that they stay unseen until the figures are reported.
+//
+//	go run ./bench/relevance [-tldr DIR] [-notes N] [-only NAME] [-tune] [-v]
 package main
 
 import (
@@ -52,6 +55,7 @@ func main() {
 	notes := flag.Int("notes", 2000, "generated notes around the planted answers")
 	only := flag.String("only", "", "measure only the corpora whose name holds this")
 	verbose := flag.Bool("v", false, "print every question's rank")
+	tuneOnly = flag.Bool("tune", false, "leave the held-out halves out (while tuning)")
 	flag.Parse()
 	tmp, err := os.MkdirTemp("", "vivary-relevance-")
 	if err != nil {
@@ -134,6 +138,9 @@ func write(root, rel, content string) error {
 	}
 	return os.WriteFile(p, []byte(content), 0o644)
 }
+
+// tuneOnly leaves the held-out halves out of the report.
+var tuneOnly *bool
 
 // The systems compared, in the report's order.
 var systems = []string{"vivary", "baseline", "bm25-body"}
@@ -242,6 +249,9 @@ func run(name, root string, qs []question, key func(path string) string, split, 
 		}}
 		if split {
 			o.half = halfOf(q)
+		}
+		if *tuneOnly && o.half == "held-out" {
+			continue
 		}
 		outs = append(outs, o)
 		if verbose {
