@@ -56,7 +56,7 @@ func Example() {
 		fmt.Printf("%s %d %v\n  %s\n", h.Doc.Path, h.Score, h.Reasons, h.Snippet)
 	}
 	// Output:
-	// notes/quokka.md 1170 [title/id match path match body match]
+	// notes/quokka.md 1181 [title/id match path match body match]
 	//   The quokka sleeps through the day in dense scrub and feeds...
 	// notes/wombat.md 488 [body match]
 	//   ...digs burrows and sleeps in them.

@@ -166,6 +166,9 @@ func prepareFor(d *graph.Document, text string, focus *Focus) *Prepared {
 			}
 		}
 	}
+	// A section's heading says what the section is about: its words
+	// count once more in the body (and not in its length).
+	add(fBody, headings(bd), true)
 	n := len(sc.terms.blob)
 	for _, tf := range sc.tfs {
 		n += 1 + tfLen(tf)

@@ -43,3 +43,27 @@ func lead(body string) string {
 	}
 	return b.String()
 }
+
+// headings are the text of a body's ATX headings ("## Set environment
+// variables"), one a line, code blocks passed over: a heading says what
+// its section is about, so the index counts its words once more.
+func headings(body string) string {
+	var b strings.Builder
+	fence := false
+	for line := range strings.Lines(body) {
+		t := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			fence = !fence
+		case !fence:
+			// One to six #s and a space or the line's end (a #tag is not
+			// a heading).
+			text := strings.TrimLeft(t, "#")
+			if n := len(t) - len(text); n >= 1 && n <= 6 && (text == "" || text[0] == ' ' || text[0] == '\t') {
+				b.WriteString(text)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String()
+}

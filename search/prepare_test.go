@@ -32,9 +32,13 @@ func (p *Prepared) out() preparedOut {
 func refPrepared(d *graph.Document, text string, focus *Focus) preparedOut {
 	var o preparedOut
 	at := map[string]int{}
-	add := func(f int, text string) {
+	// add counts text's terms in field f, and its length there unless
+	// uncounted (a heading's words, counted once more).
+	add := func(f int, text string, uncounted ...bool) {
 		refScan(text, func(t token) {
-			o.lens[f]++
+			if len(uncounted) == 0 {
+				o.lens[f]++
+			}
 			term := string(t.term)
 			if focus != nil && !focus.terms[term] && !refContinues(focus, term) {
 				return
@@ -59,6 +63,7 @@ func refPrepared(d *graph.Document, text string, focus *Focus) preparedOut {
 	add(fPath, d.Path)
 	add(fMeta, lead(body(text)))
 	add(fBody, body(text))
+	add(fBody, headings(body(text)), true)
 	return o
 }
 

@@ -175,3 +175,20 @@ func TestDescriptionBonusOnlyForTopicalWords(t *testing.T) {
 		t.Errorf("%q ranks %v, want pages/cal.md first", q, got)
 	}
 }
+
+// A word in a section's heading counts for more than the same word in its
+// prose: of two reference pages of one length that each say "rotate"
+// twice, the one with a section headed by it ranks first. A #tag and a
+// heading inside a code block are not headings.
+func TestHeadingWordsOutweighProse(t *testing.T) {
+	docs := filler(10)
+	docs["pages/audit.md"] = "# Audit\n\nThe audit tool keeps the records of every run on this host.\n\nIt can rotate the records when they rotate daily.\n\n## Options\n\nSet the path.\n"
+	docs["pages/journal.md"] = "# Journal\n\nThe journal tool keeps the records of every run on this host.\n\n## Rotate\n\nIt can rotate the records daily.\n\nSet the path.\n"
+	docs["pages/hashtag.md"] = "# Hashtag\n\nThe hashtag tool keeps the records of every run on this host.\n\n#rotate\n\nIt can rotate the records daily.\n\nSet the path.\n"
+	docs["pages/fenced.md"] = "# Fenced\n\nThe fenced tool keeps the records of every run on this host.\n\n```sh\n# rotate\n```\n\nIt can rotate the records daily.\n\nSet the path.\n"
+	q := "rotate"
+	got := ranked(t, docs, q)[q]
+	if len(got) != 4 || got[0] != "pages/journal.md" {
+		t.Errorf("%q ranks %v, want pages/journal.md first of four", q, got)
+	}
+}
