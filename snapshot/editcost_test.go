@@ -67,17 +67,22 @@ func editBytes(t *testing.T, notes int) float64 {
 // stamps, preparations and fingerprint encoding that hold the edited note;
 // not a copy of each note's read result and job, nor of every stamp,
 // preparation, entry or graph node, which made an edit cost the whole
-// vault. Bytes, not time: the same on a busy machine.
+// vault. Bytes, not time: the same on a busy machine. What it bounds is
+// what each note more in the vault adds to an edit (the difference between
+// two vault sizes), so a fixed cost of the edit, which the race detector
+// inflates (its sync.Pool drops items at random), cannot fail it.
 func TestEditCopiesNoDocumentState(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a vault of 3,000 notes")
 	}
-	small, large := editBytes(t, 600), editBytes(t, 3000)
-	t.Logf("bytes per note per edit: %.0f at 600 notes, %.0f at 3,000", small, large)
-	// About 50 here; a copy of every stamp, preparation, entry and graph
-	// node made it over 200, and of every note's read result and job too
-	// over 600.
-	if large > 90 {
-		t.Errorf("an edit allocates %.0f bytes per note of a 3,000-note vault, want at most 90", large)
+	const smallN, largeN = 600, 3000
+	small, large := editBytes(t, smallN), editBytes(t, largeN)
+	perNote := (large*largeN - small*smallN) / (largeN - smallN)
+	t.Logf("bytes per note per edit: %.0f at 600 notes, %.0f at 3,000; %.0f per note more", small, large, perNote)
+	// About 20 here (the documents' list and its comparison); a copy of
+	// every stamp, preparation, entry and graph node made it over 200, and
+	// of every note's read result and job too over 600.
+	if perNote > 48 {
+		t.Errorf("each note more in the vault adds %.0f bytes to an edit, want at most 48", perNote)
 	}
 }
