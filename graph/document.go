@@ -239,7 +239,10 @@ func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64)
 	if ctime > 0 && ctime < created {
 		created = ctime
 	}
-	d.Created, d.Updated = localDate(created), localDate(mtime)
+	d.Updated = localDate(mtime)
+	if d.Created = d.Updated; created != mtime {
+		d.Created = localDate(created)
+	}
 	if unclosed {
 		d.FM = &Frontmatter{byKey: map[string]int{}}
 		d.Findings = append(d.Findings, finding(rel, 1, "E001", whyUnclosed))
