@@ -68,15 +68,29 @@ func runColdOnly(root, base string, runs int) error {
 		return err
 	}
 	fl := summarize(floor.ds, floor.peak)
-	fmt.Printf("%-32s %10s %8s %10s %8s %9s\n", "call", "median", "x rg", "p95", "x rg", "peak RSS")
-	fmt.Printf("%-32s %10s %8s %10s %8s %7dMi\n", "rg -l --hidden", ms(fl.median), "1.00x", ms(fl.p95), ratio(fl.p95, fl.median), fl.rssKiB/1024)
+	flCPU := summarize(floor.cpu, 0)
+	fmt.Printf("%-32s %10s %8s %10s %8s %10s %8s %9s\n", "call", "median", "x rg", "p95", "x rg", "CPU p50", "x rg", "peak RSS")
+	fmt.Printf("%-32s %10s %8s %10s %8s %10s %8s %7dMi\n", "rg -l --hidden", ms(fl.median), "1.00x", ms(fl.p95), ratio(fl.p95, fl.median), ms(flCPU.median), "1.00x", fl.rssKiB/1024)
+	cpus := map[string]time.Duration{}
 	for i, name := range names {
 		st := summarize(cmds[i+1].ds, cmds[i+1].peak)
 		rss := fmt.Sprintf("%7dMi", st.rssKiB/1024)
+		// The first answer runs in this process's child session: its CPU
+		// and RSS are not the spawned process's and are not shown.
+		cpu, cpuRatio := "", ""
 		if strings.HasSuffix(name, "first answer") {
-			rss = "" // the session's own child; not measured here
+			rss = ""
+		} else {
+			c := summarize(cmds[i+1].cpu, 0).median
+			cpus[name] = c
+			cpu, cpuRatio = ms(c), ratio(c, flCPU.median)
 		}
-		fmt.Printf("%-32s %10s %8s %10s %8s %9s\n", name, ms(st.median), ratio(st.median, fl.median), ms(st.p95), ratio(st.p95, fl.median), rss)
+		fmt.Printf("%-32s %10s %8s %10s %8s %10s %8s %9s\n", name, ms(st.median), ratio(st.median, fl.median), ms(st.p95), ratio(st.p95, fl.median), cpu, cpuRatio, rss)
+	}
+	if base != "" {
+		for _, c := range callNames {
+			fmt.Printf("this/base CPU p50 %-14s %8s\n", c, ratio(cpus["this "+c], cpus["base "+c]))
+		}
 	}
 	fmt.Printf("took %s; load average at the end %s\n", time.Since(start).Round(time.Second), loadavg())
 	return nil

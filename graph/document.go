@@ -239,47 +239,37 @@ func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64)
 	if ctime > 0 && ctime < created {
 		created = ctime
 	}
-	d.Created, d.Updated = localDate(created), localDate(mtime)
-	d.FM = &Frontmatter{byKey: map[string]int{}}
+	d.Updated = localDate(mtime)
+	if d.Created = d.Updated; created != mtime {
+		d.Created = localDate(created)
+	}
 	if unclosed {
+		d.FM = &Frontmatter{byKey: map[string]int{}}
 		d.Findings = append(d.Findings, finding(rel, 1, "E001", whyUnclosed))
 		return d
 	}
 	if has {
 		fm, err := ParseFrontmatter(fmText)
 		if err != nil {
+			d.FM = &Frontmatter{byKey: map[string]int{}}
 			fe := &ErrFrontmatter{Line: 2, Why: whySyntax}
 			errors.As(err, &fe)
 			d.Findings = append(d.Findings, finding(rel, fe.Line, "E001", fe.Why))
 			return d
 		}
 		d.FM = fm
+	} else {
+		d.FM = &Frontmatter{byKey: map[string]int{}}
 	}
 	typed := d.Type != ""
 	if !typed && !cfg.AllowUntyped {
 		d.Findings = append(d.Findings, finding(rel, 1, "W201", "no type's folder holds this path; move it into a typed folder"))
 	}
-	required := map[string]string{}
-	optional := map[string]string{}
-	for k, s := range cfg.Optional {
-		optional[k] = s
-	}
-	for k, s := range cfg.Required {
-		required[k] = s
-	}
+	var td *policy.TypeDef
 	if typed {
-		td := cfg.Types[d.Type]
-		for k, s := range td.Optional {
-			if _, r := required[k]; !r {
-				optional[k] = s
-			}
-		}
-		for k, s := range td.Required {
-			delete(optional, k)
-			required[k] = s
-		}
+		td = cfg.Types[d.Type]
 	}
-	for _, k := range slices.Sorted(maps.Keys(required)) {
+	for _, k := range requiredKeys(cfg, td) {
 		v, ok := d.FM.Get(k)
 		if !ok {
 			d.Findings = append(d.Findings, finding(rel, 1, "E101", fieldName(k)))
@@ -289,22 +279,14 @@ func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64)
 			d.Findings = append(d.Findings, finding(rel, d.FM.Fields[d.FM.byKey[k]].Line, "E102", fieldName(k)))
 		}
 	}
-	derive := map[string]bool{}
-	for _, k := range cfg.Derive {
-		derive[k] = true
-	}
-	derived := map[string]string{"id": d.ID, "slug": d.ID, "title": d.Title, "created": d.Created, "updated": d.Updated}
 	for _, f := range d.FM.Fields {
-		if derive[f.Key] {
-			if (typed || !cfg.AllowUntyped) && Stringify(f.Value) == derived[f.Key] {
+		if slices.Contains(cfg.Derive, f.Key) {
+			if (typed || !cfg.AllowUntyped) && Stringify(f.Value) == d.derived(f.Key) {
 				d.Findings = append(d.Findings, finding(rel, f.Line, "W210", redundantDetail(f.Key)))
 			}
 			continue
 		}
-		spec, isReq := required[f.Key]
-		if !isReq {
-			spec = optional[f.Key]
-		}
+		spec := specOf(cfg, td, f.Key)
 		if spec == "" {
 			if typed {
 				d.Findings = append(d.Findings, finding(rel, f.Line, "W202", unknownDetail(f.Key, d.Type)))
@@ -325,6 +307,59 @@ func Analyze(cfg *policy.Config, rel, rootName, text string, mtime, ctime int64)
 		}
 	}
 	return d
+}
+
+// requiredKeys are the fields a document of type td (nil: untyped) must
+// have, in order: the base's and the type's. Looked up per field (specOf)
+// instead of merged into maps per document, which cost every read a few
+// maps for a handful of keys.
+func requiredKeys(cfg *policy.Config, td *policy.TypeDef) []string {
+	keys := slices.AppendSeq(make([]string, 0, len(cfg.Required)+4), maps.Keys(cfg.Required))
+	if td != nil {
+		for k := range td.Required {
+			if _, dup := cfg.Required[k]; !dup {
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// specOf is the spec of the field key for a document of type td (nil:
+// untyped), "" when neither the base nor the type names it: required
+// before optional, the type's before the base's within each.
+func specOf(cfg *policy.Config, td *policy.TypeDef, key string) string {
+	if td != nil {
+		if s, ok := td.Required[key]; ok {
+			return s
+		}
+	}
+	if s, ok := cfg.Required[key]; ok {
+		return s
+	}
+	if td != nil {
+		if s, ok := td.Optional[key]; ok {
+			return s
+		}
+	}
+	return cfg.Optional[key]
+}
+
+// derived is the value of a field the document derives (id, slug, title,
+// created, updated), "" for any other key.
+func (d *Document) derived(key string) string {
+	switch key {
+	case "id", "slug":
+		return d.ID
+	case "title":
+		return d.Title
+	case "created":
+		return d.Created
+	case "updated":
+		return d.Updated
+	}
+	return ""
 }
 
 // addRefs records the edges of a ref or ref-list field. Like the

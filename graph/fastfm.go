@@ -14,7 +14,8 @@ import (
 // allows. It reports ok=false for anything else, and the caller falls back
 // to the YAML parser; FuzzFastPathAgrees proves both give the same fields.
 func parseSimple(fm string) (*Frontmatter, bool) {
-	out := &Frontmatter{byKey: map[string]int{}}
+	n := strings.Count(fm, "\n") + 1
+	out := &Frontmatter{byKey: make(map[string]int, n), Fields: make([]Field, 0, n)}
 	i := -1
 	for line := range strings.SplitSeq(fm, "\n") {
 		i++
@@ -34,8 +35,11 @@ func parseSimple(fm string) (*Frontmatter, bool) {
 		var v any
 		if strings.HasPrefix(val, "[") && strings.HasSuffix(val, "]") {
 			inner := val[1 : len(val)-1]
-			items := []any{}
-			if guard.TrimSpace(inner) != "" {
+			var items []any
+			if guard.TrimSpace(inner) == "" {
+				items = []any{}
+			} else {
+				items = make([]any, 0, strings.Count(inner, ",")+1)
 				for it := range strings.SplitSeq(inner, ",") {
 					s, ok := fastScalar(guard.TrimSpace(it))
 					if !ok {

@@ -28,13 +28,39 @@ func Split(text string) (fm string, body string, unclosed, ok bool) {
 	if !found || strings.TrimRight(first, " \t") != "---" {
 		return "", text, false, false
 	}
+	// The frontmatter is the lines between the fences joined by "\n", each
+	// without a "\r" before its line break: with no "\r" among them, that
+	// is the text between the fences as it stands, and no line is copied.
+	start := len(text) - len(rest)
+	for off := start; ; {
+		l, r, more := cutLine(text[off:])
+		if strings.TrimRight(l, " \t") == "---" && (more || r == "") {
+			if off == start {
+				// `---\n---` has an empty frontmatter; the pattern needs
+				// at least the newline before the closing fence.
+				return "", text, false, false
+			}
+			if fm := text[start : off-1]; strings.IndexByte(fm, '\r') < 0 {
+				return fm, r, false, true
+			}
+			return splitLines(text, rest)
+		}
+		if !more {
+			return splitLines(text, rest)
+		}
+		off = len(text) - len(r)
+	}
+}
+
+// splitLines is Split after the opening fence, rest being the text after
+// it, taken line by line: for frontmatter with a "\r" in it, and for text
+// whose frontmatter is never closed.
+func splitLines(text, rest string) (fm string, body string, unclosed, ok bool) {
 	var lines []string
 	for {
 		l, r, more := cutLine(rest)
 		if strings.TrimRight(l, " \t") == "---" && (more || r == "") {
 			if len(lines) == 0 {
-				// `---\n---` has an empty frontmatter; the pattern needs
-				// at least the newline before the closing fence.
 				return "", text, false, false
 			}
 			return strings.Join(lines, "\n"), r, false, true
@@ -126,13 +152,15 @@ func ParseFrontmatter(fm string) (*Frontmatter, error) {
 }
 
 func parseFrontmatter(fm string, fast bool) (*Frontmatter, error) {
-	out := &Frontmatter{byKey: map[string]int{}}
 	if guard.TrimSpace(fm) == "" {
-		return out, nil
+		return &Frontmatter{byKey: map[string]int{}}, nil
 	}
-	if simple, ok := parseSimple(fm); fast && ok {
-		return simple, nil
+	if fast {
+		if simple, ok := parseSimple(fm); ok {
+			return simple, nil
+		}
 	}
+	out := &Frontmatter{byKey: map[string]int{}}
 	fm = pySpaces(fm)
 	for i, l := range strings.Split(fm, "\n") {
 		trimmed := strings.TrimLeft(l, " ")

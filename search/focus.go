@@ -28,6 +28,7 @@ type Focus struct {
 	// needles are the wanted terms of ASCII less their last byte (see
 	// chains).
 	needles [][]byte
+	rare    []int // each needle's rarest byte (see appendHits)
 }
 
 // FocusOn returns the focus of question.
@@ -37,7 +38,8 @@ func FocusOn(question string) *Focus {
 		f.terms[t] = true
 		f.lens[t[0]] |= lenBit(len(t))
 		if ascii(t) {
-			f.needles = append(f.needles, []byte(t[:max(1, len(t)-1)]))
+			n := []byte(t[:max(1, len(t)-1)])
+			f.needles, f.rare = append(f.needles, n), append(f.rare, rarest(n))
 		}
 	}
 	f.prefixes = map[string][]string{}

@@ -148,6 +148,7 @@ func makePlan(ctx context.Context, ws *workspace.Workspace, fd feed, opt Options
 	for _, rel := range sensitive {
 		col.list("privacy_excluded", "sensitive_name", rel, "", 0)
 	}
+	p.jobs = make([]candidate, 0, len(en.markdown))
 	for i, c := range en.markdown {
 		if i%1024 == 1023 {
 			if err := cancelled(ctx); err != nil {

@@ -132,9 +132,9 @@ type Planned struct {
 	Cocoindex bool
 }
 
-// afterReads runs between the reads and the proof that the policy held;
-// only tests set it.
-var afterReads func()
+// afterReads runs between the reads and the proof that the policy held,
+// beforeReads between the walk and the reads; only tests set them.
+var afterReads, beforeReads func()
 
 type configFile struct {
 	rel    string
@@ -175,6 +175,9 @@ func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, pr
 	keep, err := keepable(p, prev, changed)
 	if err != nil {
 		return nil, nil, nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
+	}
+	if beforeReads != nil {
+		beforeReads()
 	}
 	results, err := readDocuments(ctx, ws, p.jobs, p.cfg, p.rootName, opt, fd, keep)
 	if err != nil {

@@ -367,6 +367,9 @@ func readAtThen(dfd int, name string, max int64, want *Info, opened func(fd int)
 		return nil, Info{}, err
 	}
 	defer closeFD(fd)
+	if want != nil && opened == nil && want.IsRegular() && want.Nlink == 1 && want.Size <= max {
+		return readKnown(fd, name, *want, alloc)
+	}
 	before, err := StatFD(fd, name)
 	if err != nil {
 		return nil, Info{}, err
@@ -383,29 +386,10 @@ func readAtThen(dfd int, name string, max int64, want *Info, opened func(fd int)
 	if opened != nil {
 		opened(fd)
 	}
-	// One read of the expected size plus one byte tells a file that grew.
-	var data []byte
-	if alloc != nil {
-		data = alloc(int(before.Size + 1))
-	} else {
-		data = make([]byte, before.Size+1)
-	}
-	n := 0
-	for n < len(data) {
-		m, err := readFD(fd, data[n:])
-		if err != nil {
-			return nil, before, err
-		}
-		if m == 0 {
-			break
-		}
-		n += m
-		if int64(n) == before.Size {
-			// A read that stops exactly at the expected size reached the
-			// end; growth after it shows in the fstat below. This saves a
-			// second read per file.
-			break
-		}
+	data := buffer(alloc, before.Size+1)
+	n, err := readUpTo(fd, data, before.Size)
+	if err != nil {
+		return nil, before, err
 	}
 	data = data[:n]
 	if int64(n) > max {
@@ -419,6 +403,75 @@ func readAtThen(dfd int, name string, max int64, want *Info, opened func(fd int)
 		return nil, after, ErrChanged
 	}
 	return data, after, nil
+}
+
+// readKnown reads fd, just opened by the name the caller's stat described
+// as want (a regular single-link file within the cap), with one fstat,
+// after the read, where the general path takes one before it too. That
+// fstat is the proof: the handle's identity (device and inode; on Windows
+// the volume serial and the 128-bit file id) names the object read, so if
+// it, its type, link count, size, mtime and ctime equal want, the bytes
+// came from the very file the stat judged, and nothing changed it between
+// that stat (taken before the open) and this one (taken after the read),
+// the whole span the general path's two fstats cover. Anything else is
+// refused as the general path refuses it, and no byte of it is returned:
+// not regular (a FIFO swapped in is read non-blocking, so it cannot hang,
+// and what it held is dropped), changed, or the read's error. One
+// difference: a file that grows while it is read, past the cap or not, is
+// changed here; the general path, which knew the size before the read,
+// called a growth past the cap during the read too large (both mean the
+// walk's file is not there as it was). A caller that needs the handle
+// before the read (Opened: a change watch set on it) takes the general
+// path, which proves the identity before it hands the handle out.
+func readKnown(fd int, name string, want Info, alloc func(int) []byte) ([]byte, Info, error) {
+	data := buffer(alloc, want.Size+1)
+	n, rerr := readUpTo(fd, data, want.Size)
+	after, err := StatFD(fd, name)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	switch {
+	case !after.IsRegular() || after.Nlink != 1:
+		return nil, after, ErrNotRegular
+	case !sameFile(after, want):
+		return nil, after, ErrChanged
+	case rerr != nil:
+		return nil, after, rerr
+	case int64(n) != after.Size:
+		return nil, after, ErrChanged
+	}
+	return data[:n], after, nil
+}
+
+// buffer is alloc(n), or a fresh slice when alloc is nil.
+func buffer(alloc func(int) []byte, n int64) []byte {
+	if alloc != nil {
+		return alloc(int(n))
+	}
+	return make([]byte, n)
+}
+
+// readUpTo reads fd into data (size+1 bytes: one more tells a file that
+// grew) and returns how many bytes it read.
+func readUpTo(fd int, data []byte, size int64) (int, error) {
+	n := 0
+	for n < len(data) {
+		m, err := readFD(fd, data[n:])
+		if err != nil {
+			return n, err
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+		if int64(n) == size {
+			// A read that stops exactly at the expected size reached the
+			// end; growth after it shows in the fstat that follows. This
+			// saves a second read per file.
+			break
+		}
+	}
+	return n, nil
 }
 
 func sameFile(a, b Info) bool {
