@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -298,23 +299,49 @@ func decode(s string) string {
 		s = stripInWordMarkup(stripInWordMarkup(s))
 	}
 	if !isASCII(s) {
-		s = strings.Map(func(r rune) rune {
-			if r <= unicode.MaxASCII {
-				return r // most of a text in another script: no lookup
-			}
-			if m, ok := confusables[r]; ok {
-				return m
-			}
-			switch {
-			case IsDash(r):
-				return '-'
-			case unicode.IsSpace(r) || invisible(r):
-				return -1 // a no-break or thin space, or a filler, inside a key
-			}
-			return r
-		}, s)
+		s = strings.Map(readAs, s)
 	}
 	return s
+}
+
+// readAs is what decode makes of one rune: a look-alike's letter, "-" for
+// a dash, nothing for a space or filler inside a key.
+func readAs(r rune) rune {
+	if r <= unicode.MaxASCII {
+		return r // most of a text in another script: no lookup
+	}
+	if r < 0x10000 {
+		blk := readBlocks[r>>8].Load()
+		if blk == nil {
+			// Built when a text first holds a rune of the block; two
+			// decodes that build one at once build the same.
+			blk = new([256]rune)
+			for k := range blk {
+				blk[k] = lookUpReading(r&^0xff | rune(k))
+			}
+			readBlocks[r>>8].Store(blk)
+		}
+		return blk[r&0xff]
+	}
+	return lookUpReading(r)
+}
+
+// readBlocks keeps readAs of the Basic Multilingual Plane by blocks of
+// 256 runes: a text in another script paid a map lookup and three
+// Unicode table searches a rune.
+var readBlocks [0x10000 >> 8]atomic.Pointer[[256]rune]
+
+func lookUpReading(r rune) rune {
+	if m, ok := confusables[r]; ok {
+		return m
+	}
+	switch {
+	case IsDash(r):
+		return '-'
+	case unicode.IsSpace(r) || invisible(r):
+		return -1 // a no-break or thin space, or a filler, inside a key
+	}
+	return r
 }
 
 // tableView writes each Markdown table row's cells as "a : b" where b

@@ -198,3 +198,31 @@ func BenchmarkWordGateAgainstReference(b *testing.B) {
 	compareCost(b, texts, func(t string) bool { refForLongWords(t, 16, none); return false },
 		func(t string) bool { forLongWords(t, 16, none); return false })
 }
+
+// TestReadAsEveryRune: decode's table reads every code point as the
+// lookups it keeps do.
+func TestReadAsEveryRune(t *testing.T) {
+	for r := rune(0); r <= 0x10ffff; r++ {
+		want := r
+		if r > 0x7f {
+			want = lookUpReading(r)
+		}
+		if got := readAs(r); got != want {
+			t.Fatalf("readAs(U+%04X) = %U, the lookups %U", r, got, want)
+		}
+	}
+}
+
+// BenchmarkCredentialDirs: the screen alone over VIVARY_SCREEN_DIRS.
+func BenchmarkCredentialDirs(b *testing.B) {
+	texts := screenDirs(b)
+	lockThread()
+	defer unlockThread()
+	start := threadCPU()
+	for b.Loop() {
+		for _, t := range texts {
+			Credential(t)
+		}
+	}
+	b.ReportMetric(float64(threadCPU()-start)/1e6/float64(b.N), "cpu-ms/op")
+}
