@@ -182,10 +182,9 @@ func mayBeEncoded(s string) bool {
 // word byte. A code span's closing backtick after its last word, the
 // common case, is not one.
 func hasInWordMarkup(s string) bool {
-	word := func(c byte) bool { return isNameByte(c) || c >= 0x80 }
 	for _, c := range []byte("*`<") {
 		for i := nextByte(s, 0, c); i < len(s); i = nextByte(s, i+1, c) {
-			if i == 0 || !word(s[i-1]) {
+			if i == 0 || !wordBefore(s, i) {
 				continue
 			}
 			if c == '<' {
@@ -195,7 +194,7 @@ func hasInWordMarkup(s string) bool {
 			for j < len(s) && (s[j] == '*' || s[j] == '`') {
 				j++
 			}
-			if j < len(s) && word(s[j]) {
+			if j < len(s) && wordAt(s, j) {
 				return true
 			}
 			i = j - 1
@@ -223,9 +222,8 @@ var (
 func stripInWordMarkup(s string) string {
 	var b strings.Builder
 	last := 0 // s[:last] is decided: written to b, or left as it was
-	word := func(c byte) bool { return isNameByte(c) || c >= 0x80 }
 	for i := 1; i < len(s); i++ {
-		if c := s[i]; c != '*' && c != '`' && c != '<' || !word(s[i-1]) {
+		if c := s[i]; c != '*' && c != '`' && c != '<' || !wordBefore(s, i) {
 			continue
 		}
 		// A run of "*" and "`" is markup inside a word only when a word
@@ -234,7 +232,7 @@ func stripInWordMarkup(s string) string {
 		for j < len(s) && (s[j] == '*' || s[j] == '`') {
 			j++
 		}
-		if j < len(s) && s[j] != '<' && !word(s[j]) || j == len(s) {
+		if j < len(s) && s[j] != '<' && !wordAt(s, j) || j == len(s) {
 			i = j - 1
 			continue
 		}
@@ -257,6 +255,32 @@ func stripInWordMarkup(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// wordBefore and wordAt report that the rune that ends at s[i], or starts
+// at s[j], is one inWordMarkup takes beside markup ([\p{L}\p{N}_\-]).
+// They decide what the regular expression would, so that only lines it
+// can change are given to it: a code span closed before a full stop
+// ("`cut`.") or after a full-width colon ("：`axel`") was most of its work
+// on a translated page. A byte that does not decode is let through.
+func wordBefore(s string, i int) bool {
+	if c := s[i-1]; c < utf8.RuneSelf {
+		return markupWordByte(c)
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return r == utf8.RuneError || unicode.IsLetter(r) || unicode.Is(unicode.N, r)
+}
+
+func wordAt(s string, j int) bool {
+	if c := s[j]; c < utf8.RuneSelf {
+		return markupWordByte(c)
+	}
+	r, _ := utf8.DecodeRuneInString(s[j:])
+	return r == utf8.RuneError || unicode.IsLetter(r) || unicode.Is(unicode.N, r)
+}
+
+func markupWordByte(c byte) bool {
+	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // decode undoes the encodings a reader undoes without thinking.
