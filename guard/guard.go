@@ -96,6 +96,13 @@ func securityText(s string) string {
 		}
 		return string(b)
 	}
+	return securityRunes(s)
+}
+
+// securityNorm is securityText of a text outside ASCII through the whole
+// text's NFKD: what securityRunes falls back to where its per-rune reading
+// is not known to be exact (invalid UTF-8).
+func securityNorm(s string) string {
 	// NFKD of s is NFKD of its NFKC (compatibility-equivalent strings have
 	// one NFKD); only where a run of more than 30 marks makes the norm
 	// package insert a grapheme joiner may the marks differ, and marks are
@@ -120,29 +127,32 @@ func securityText(s string) string {
 		}
 		r, n := utf8.DecodeRuneInString(d[i:])
 		i += n
-		if unicode.IsSpace(r) {
-			// Line breaks and tabs separate words; dropping them (as other
-			// control runes are) would glue "x\nsecret = v" into one word.
-			// A line break stays one: the screen looks across it.
-			if r == '\n' {
-				b.WriteByte('\n')
-			} else {
-				b.WriteByte(' ')
-			}
-			continue
-		}
-		if unicode.In(r, unicode.C, unicode.M) {
-			continue
-		}
-		if r > unicode.MaxASCII && IsDash(r) {
-			// "Smart punctuation" writes ‐ ‑ – − for "-": a key's
-			// prefix and a key block's fence read the same with them.
-			b.WriteByte('-')
-			continue
-		}
-		b.WriteRune(r)
+		writeSecurityRune(&b, r)
 	}
 	return b.String()
+}
+
+// writeSecurityRune writes what security text keeps of one rune of an
+// NFKD form.
+func writeSecurityRune(b *strings.Builder, r rune) {
+	switch {
+	case unicode.IsSpace(r):
+		// Line breaks and tabs separate words; dropping them (as other
+		// control runes are) would glue "x\nsecret = v" into one word.
+		// A line break stays one: the screen looks across it.
+		if r == '\n' {
+			b.WriteByte('\n')
+		} else {
+			b.WriteByte(' ')
+		}
+	case unicode.In(r, unicode.C, unicode.M):
+	case r > unicode.MaxASCII && IsDash(r):
+		// "Smart punctuation" writes ‐ ‑ – − for "-": a key's prefix and
+		// a key block's fence read the same with them.
+		b.WriteByte('-')
+	default:
+		b.WriteRune(r)
+	}
 }
 
 // IsDash reports a rune that reads as "-": Unicode's dash punctuation

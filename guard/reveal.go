@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -181,10 +182,9 @@ func mayBeEncoded(s string) bool {
 // word byte. A code span's closing backtick after its last word, the
 // common case, is not one.
 func hasInWordMarkup(s string) bool {
-	word := func(c byte) bool { return isNameByte(c) || c >= 0x80 }
 	for _, c := range []byte("*`<") {
 		for i := nextByte(s, 0, c); i < len(s); i = nextByte(s, i+1, c) {
-			if i == 0 || !word(s[i-1]) {
+			if i == 0 || !wordBefore(s, i) {
 				continue
 			}
 			if c == '<' {
@@ -194,7 +194,7 @@ func hasInWordMarkup(s string) bool {
 			for j < len(s) && (s[j] == '*' || s[j] == '`') {
 				j++
 			}
-			if j < len(s) && word(s[j]) {
+			if j < len(s) && wordAt(s, j) {
 				return true
 			}
 			i = j - 1
@@ -222,9 +222,8 @@ var (
 func stripInWordMarkup(s string) string {
 	var b strings.Builder
 	last := 0 // s[:last] is decided: written to b, or left as it was
-	word := func(c byte) bool { return isNameByte(c) || c >= 0x80 }
 	for i := 1; i < len(s); i++ {
-		if c := s[i]; c != '*' && c != '`' && c != '<' || !word(s[i-1]) {
+		if c := s[i]; c != '*' && c != '`' && c != '<' || !wordBefore(s, i) {
 			continue
 		}
 		// A run of "*" and "`" is markup inside a word only when a word
@@ -233,7 +232,7 @@ func stripInWordMarkup(s string) string {
 		for j < len(s) && (s[j] == '*' || s[j] == '`') {
 			j++
 		}
-		if j < len(s) && s[j] != '<' && !word(s[j]) || j == len(s) {
+		if j < len(s) && s[j] != '<' && !wordAt(s, j) || j == len(s) {
 			i = j - 1
 			continue
 		}
@@ -256,6 +255,32 @@ func stripInWordMarkup(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// wordBefore and wordAt report that the rune that ends at s[i], or starts
+// at s[j], is one inWordMarkup takes beside markup ([\p{L}\p{N}_\-]).
+// They decide what the regular expression would, so that only lines it
+// can change are given to it: a code span closed before a full stop
+// ("`cut`.") or after a full-width colon ("：`axel`") was most of its work
+// on a translated page. A byte that does not decode is let through.
+func wordBefore(s string, i int) bool {
+	if c := s[i-1]; c < utf8.RuneSelf {
+		return markupWordByte(c)
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return r == utf8.RuneError || unicode.IsLetter(r) || unicode.Is(unicode.N, r)
+}
+
+func wordAt(s string, j int) bool {
+	if c := s[j]; c < utf8.RuneSelf {
+		return markupWordByte(c)
+	}
+	r, _ := utf8.DecodeRuneInString(s[j:])
+	return r == utf8.RuneError || unicode.IsLetter(r) || unicode.Is(unicode.N, r)
+}
+
+func markupWordByte(c byte) bool {
+	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // decode undoes the encodings a reader undoes without thinking.
@@ -298,23 +323,49 @@ func decode(s string) string {
 		s = stripInWordMarkup(stripInWordMarkup(s))
 	}
 	if !isASCII(s) {
-		s = strings.Map(func(r rune) rune {
-			if r <= unicode.MaxASCII {
-				return r // most of a text in another script: no lookup
-			}
-			if m, ok := confusables[r]; ok {
-				return m
-			}
-			switch {
-			case IsDash(r):
-				return '-'
-			case unicode.IsSpace(r) || invisible(r):
-				return -1 // a no-break or thin space, or a filler, inside a key
-			}
-			return r
-		}, s)
+		s = strings.Map(readAs, s)
 	}
 	return s
+}
+
+// readAs is what decode makes of one rune: a look-alike's letter, "-" for
+// a dash, nothing for a space or filler inside a key.
+func readAs(r rune) rune {
+	if r <= unicode.MaxASCII {
+		return r // most of a text in another script: no lookup
+	}
+	if r < 0x10000 {
+		blk := readBlocks[r>>8].Load()
+		if blk == nil {
+			// Built when a text first holds a rune of the block; two
+			// decodes that build one at once build the same.
+			blk = new([256]rune)
+			for k := range blk {
+				blk[k] = lookUpReading(r&^0xff | rune(k))
+			}
+			readBlocks[r>>8].Store(blk)
+		}
+		return blk[r&0xff]
+	}
+	return lookUpReading(r)
+}
+
+// readBlocks keeps readAs of the Basic Multilingual Plane by blocks of
+// 256 runes: a text in another script paid a map lookup and three
+// Unicode table searches a rune.
+var readBlocks [0x10000 >> 8]atomic.Pointer[[256]rune]
+
+func lookUpReading(r rune) rune {
+	if m, ok := confusables[r]; ok {
+		return m
+	}
+	switch {
+	case IsDash(r):
+		return '-'
+	case unicode.IsSpace(r) || invisible(r):
+		return -1 // a no-break or thin space, or a filler, inside a key
+	}
+	return r
 }
 
 // tableView writes each Markdown table row's cells as "a : b" where b

@@ -21,6 +21,10 @@ func agrees(s string) string {
 	if decode(s) != refDecode(s) {
 		return "decode"
 	}
+	if hasInWordMarkup(s) && !refHasInWordMarkup(s) {
+		// The filter may only let fewer texts through to the expression.
+		return "hasInWordMarkup"
+	}
 	t := securityText(s)
 	if userinfo(t) != refUserinfo(t) {
 		return "userinfo"
@@ -60,10 +64,18 @@ func agreementSeeds(t testing.TB) []string {
 		strings.Repeat("abcdefgh", 5) + " " + strings.Repeat("x", 15) + "\n" + strings.Repeat("y", 16) + " z",
 		"a:b@c:d\n;e:f@g:h i:j@k:l\n(m:n@o:p",
 		strings.Repeat("k", 31), strings.Repeat("a b", 9),
+		// Outside ASCII: look-alike letters and dashes, bidi controls,
+		// full-width forms, marks, CRLF and NUL around keys and markup.
+		"\u0433h\u0440_" + strings.Repeat("\u0430", 36) + "\r\n\u202eghp_\u202c" + strings.Repeat("b", 36) + "\x00",
+		"\u2010\u2011\u2013\u2212\u2012BEGIN RSA PRIVATE KEY\u2014\u2015\u2500\u2501\u2212",
+		"\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44\uff1d\uff48\uff55\uff4e\uff54\uff45\uff52\uff12",
+		"\u5bc6\u7801\uff1a`ghp_" + strings.Repeat("c", 36) + "`\u3002 \u043f\u0430\u0440\u043e\u043b\u044c: `x`.",
+		"a\u0301*\u0301b `t`\u00a0:\u2009<i>k</i>\u0661 \u200bghp\u200d_" + strings.Repeat("d", 36),
+		strings.Repeat("\u4e2d\u6587`\u5b57`\u3002 token = ", 400),
 	}
 	for _, unit := range []string{"-----BEGIN x\n", "a:b@", "https://a:{{b}}@", "a:<p>@h:", "password=x{{",
 		"curl -H a:b -u c:d ", "AKIA\n", "ghp_1\n", `\x67\u0067%5F&#95;\_`, "a*b<!--c<b>d`", "| password | x |\n",
-		"glpat-x\n  ", "_x_**", "‐‐‐‐‐BEGIN ", "machine h login u password ", "sk_live_"} {
+		"glpat-x\n  ", "_x_**", "`a`.", "：`b`。", "\u00e9`\u00e9`", "a`<b>c", "\xe4`\xb8", "x*\xff", "\u0661*\u0662", "‐‐‐‐‐BEGIN ", "machine h login u password ", "sk_live_"} {
 		seeds = append(seeds, strings.Repeat(unit, 600/len(unit)+1))
 	}
 	for _, v := range samples(t) {
@@ -197,4 +209,32 @@ func BenchmarkWordGateAgainstReference(b *testing.B) {
 	none := func(a, b int) bool { return false }
 	compareCost(b, texts, func(t string) bool { refForLongWords(t, 16, none); return false },
 		func(t string) bool { forLongWords(t, 16, none); return false })
+}
+
+// TestReadAsEveryRune: decode's table reads every code point as the
+// lookups it keeps do.
+func TestReadAsEveryRune(t *testing.T) {
+	for r := rune(0); r <= 0x10ffff; r++ {
+		want := r
+		if r > 0x7f {
+			want = lookUpReading(r)
+		}
+		if got := readAs(r); got != want {
+			t.Fatalf("readAs(U+%04X) = %U, the lookups %U", r, got, want)
+		}
+	}
+}
+
+// BenchmarkCredentialDirs: the screen alone over VIVARY_SCREEN_DIRS.
+func BenchmarkCredentialDirs(b *testing.B) {
+	texts := screenDirs(b)
+	lockThread()
+	defer unlockThread()
+	start := threadCPU()
+	for b.Loop() {
+		for _, t := range texts {
+			Credential(t)
+		}
+	}
+	b.ReportMetric(float64(threadCPU()-start)/1e6/float64(b.N), "cpu-ms/op")
 }

@@ -156,7 +156,7 @@ func refDecode(s string) string {
 			return string(rune(n))
 		})
 	}
-	if hasInWordMarkup(s) {
+	if refHasInWordMarkup(s) {
 		// Twice: "a*b*c" has two runs that share the b.
 		s = inWordMarkup.ReplaceAllString(s, "$1$3")
 		s = inWordMarkup.ReplaceAllString(s, "$1$3")
@@ -281,4 +281,29 @@ func refForLongWords(t string, n int, fn func(a, b int) bool) {
 		i--
 	}
 	slowLongWords(t, i, n, fn)
+}
+
+// refHasInWordMarkup is hasInWordMarkup as it was before its word tests
+// read runes: any byte from 0x80, and ".", counted as a word's.
+func refHasInWordMarkup(s string) bool {
+	word := func(c byte) bool { return isNameByte(c) || c >= 0x80 }
+	for _, c := range []byte("*`<") {
+		for i := nextByte(s, 0, c); i < len(s); i = nextByte(s, i+1, c) {
+			if i == 0 || !word(s[i-1]) {
+				continue
+			}
+			if c == '<' {
+				return true
+			}
+			j := i
+			for j < len(s) && (s[j] == '*' || s[j] == '`') {
+				j++
+			}
+			if j < len(s) && word(s[j]) {
+				return true
+			}
+			i = j - 1
+		}
+	}
+	return false
 }
