@@ -534,6 +534,20 @@ func hasAny(text string, terms map[string]int) bool {
 	return found
 }
 
+// pollEvery is how many items (postings, candidates) a search's loop
+// handles between looks at its context: a cancelled call's search ends
+// within a few milliseconds of work at any size, on a saturated machine
+// too.
+const pollEvery = 1024
+
+// poll is ctx.Err() at every pollEvery-th item i of a loop, nil between.
+func poll(ctx context.Context, i int) error {
+	if i%pollEvery != 0 {
+		return nil
+	}
+	return ctx.Err()
+}
+
 // parallelOn runs fn over [0,n) split across at most workers goroutines
 // (snapshot.Workers: every core, unless the caller asked for fewer); with
 // one, fn runs on the caller's own (a background reader's low-priority
