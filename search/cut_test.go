@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -69,5 +70,40 @@ func TestCutUpdateKeepsItsWork(t *testing.T) {
 		if got, want := render(t, ix, ws, q), render(t, fresh, ws, q); got != want {
 			t.Errorf("%q: after a cut\n%s\nin one go\n%s", q, got, want)
 		}
+	}
+}
+
+// Documents the index reads again (here every one: the read pass did not
+// tokenize them) count in the call's progress: a client sees the index
+// build go on, done growing up to a total raised by them.
+func TestReadingAgainCountsInProgress(t *testing.T) {
+	docs := map[string]string{}
+	for i := range 300 {
+		docs[fmt.Sprintf("notes/n%03d.md", i)] = fmt.Sprintf("# Note %d\n\nquokka %d wombat\n", i, i%9)
+	}
+	ws := testws.Bind(t, testws.Thin(t, docs))
+	snap, err := snapshot.Take(context.Background(), ws, snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &snapshot.Meter{}
+	ctx := snapshot.WithMeter(context.Background(), m)
+	var seen []int64
+	var mu sync.Mutex
+	if err := search.NewIndex().UpdateContext(ctx, snap, func(d *graph.Document) (string, error) {
+		mu.Lock()
+		done, _ := m.Counts()
+		seen = append(seen, done)
+		mu.Unlock()
+		return snapshot.Text(ws, d)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	done, total := m.Counts()
+	if n := int64(len(snap.Docs)); done != n || total != n {
+		t.Errorf("progress %d of %d after reading %d documents again", done, total, n)
+	}
+	if len(seen) != len(snap.Docs) || slices.Max(seen) == 0 {
+		t.Errorf("%d documents read again (want %d), done at most %d while reading", len(seen), len(snap.Docs), slices.Max(seen))
 	}
 }

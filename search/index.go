@@ -311,6 +311,10 @@ func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read R
 	// costs a fraction of tokenizing), so a cut call's work is not done
 	// twice; the next Update compares documents again.
 	const batch = 1024
+	// Reading every document again is most of a cold call's work when
+	// the snapshot was proved fresh: it is counted in the call's progress.
+	m := snapshot.MeterOf(ctx)
+	m.Expect(len(missing))
 	for lo := 0; lo < len(missing); lo += batch {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -323,6 +327,7 @@ func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read R
 				var text string
 				if text, errs[k] = read(d); errs[k] == nil {
 					prepared[ms[k]] = prepareFor(d, text, ix.focus)
+					m.Did()
 				}
 			}
 		})
