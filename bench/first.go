@@ -86,7 +86,7 @@ func firstContact(bin, root, edit string, runs, maxCalls, trials int, question s
 		if err != nil {
 			return err
 		}
-		if i == trials && t.first.answered {
+		if i == trials && t.first.answered && t.second.answered {
 			if err := warmAndEdit(s, edit, runs, question); err != nil {
 				s.close()
 				return err

@@ -78,6 +78,11 @@ func askUntilAnswered(s *mcpSession, q string, maxCalls int, t0 time.Time, cpu0 
 		if !w.known {
 			a.refusals = append(a.refusals, w.why)
 		}
+		if w.why == "server_busy" {
+			// A worker still runs: calling again at once would only
+			// count refusals; a client waits a moment.
+			time.Sleep(time.Second)
+		}
 	}
 	a.wall, a.cpu = time.Since(t0), procCPU(s.cmd.Process.Pid)-cpu0
 	return a, nil
