@@ -16,11 +16,13 @@ import (
 // runFirst measures a person's first contact with each workspace of roots
 // (written by -gen, or any folder of notes such as the tldr pages), under
 // whatever load -load set: the CPU seconds of each cold call as a fresh
-// `vivary` process, next to `rg -l --hidden` in the same rounds; then a
-// fresh vivary-mcp asked vivary_query again after each refusal until it
-// answers (how many calls, how long, the server's CPU), its warm answer,
-// the next answer after one note is edited, and the server's peak RSS.
-func runFirst(roots []string, runs, maxCalls int, question string) error {
+// `vivary` process, next to `rg -l --hidden` in the same rounds; then, in
+// each of trials fresh vivary-mcp processes, vivary_query asked again
+// after each refusal until it answers (each call's reason, wall time and
+// progress; how many calls, how long, the server's CPU), and a second
+// question likewise; in the last, the warm answer and the next answer
+// after one note is edited; and each server's peak RSS.
+func runFirst(roots []string, runs, maxCalls, trials int, question string) error {
 	rg, err := findRipgrep()
 	if err != nil {
 		return err
@@ -61,7 +63,7 @@ func runFirst(roots []string, runs, maxCalls int, question string) error {
 			}
 			fmt.Printf("%-26s %11s %11s %8s %7dMi%s\n", name, secs(w.median), secs(cpu.median), ratio(cpu.median, fl.median), w.rssKiB/1024, note)
 		}
-		if err := firstContact(mcpBin, root, edit, runs, maxCalls, question, fl.median); err != nil {
+		if err := firstContact(mcpBin, root, edit, runs, maxCalls, trials, question, fl.median); err != nil {
 			return err
 		}
 		fmt.Printf("load average at the end: %s\n", loadavg())
@@ -69,54 +71,74 @@ func runFirst(roots []string, runs, maxCalls int, question string) error {
 	return nil
 }
 
-// firstContact is one fresh vivary-mcp over root: vivary_query until it
-// answers, then warm answers, then the answer after each of runs edits of
-// the note edit (restored at the end).
-func firstContact(bin, root, edit string, runs, maxCalls int, question string, rgCPU time.Duration) error {
-	start := time.Now()
-	s, err := startMCP(bin, root)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	args := func() map[string]any { _, a := mcpArgs("query", question); return a }
-	calls, answered := 0, false
-	var refusals []string
-	for calls < maxCalls && !answered {
-		calls++
-		known, why, err := s.try("vivary_query", args())
+// firstContact is trials fresh vivary-mcp processes over root, one after
+// the other: in each, vivary_query until it answers, then a second
+// question (the full index) until it answers; in the last, warm answers,
+// then the answer after each of runs edits of the note edit (restored at
+// the end).
+func firstContact(bin, root, edit string, runs, maxCalls, trials int, question string, rgCPU time.Duration) error {
+	var ts []trial
+	for i := 1; i <= trials; i++ {
+		if trials > 1 {
+			fmt.Printf("trial %d of %d (load average %s)\n", i, trials, loadavg())
+		}
+		t, s, err := oneTrial(bin, root, maxCalls, question, rgCPU)
 		if err != nil {
 			return err
 		}
-		answered = known
-		if !known {
-			refusals = append(refusals, why)
+		if i == trials && t.first.answered && t.second.answered {
+			if err := warmAndEdit(s, edit, runs, question); err != nil {
+				s.close()
+				return err
+			}
 		}
+		t.peakMiB = s.close() / 1024
+		fmt.Printf("vivary-mcp peak RSS %d MiB\n", t.peakMiB)
+		if trials > 1 {
+			fmt.Printf("trial %d: first question %s; second question %s; peak RSS %d MiB\n", i, t.first, t.second, t.peakMiB)
+		}
+		ts = append(ts, t)
 	}
-	first, cpu := time.Since(start), procCPU(s.cmd.Process.Pid)
-	if !answered {
-		fmt.Printf("vivary-mcp first contact: no answer in %d calls (%s), %s, server CPU %s (%s rg)\n",
-			calls, strings.Join(refusals, ", "), secs(first), secs(cpu), ratio(cpu, rgCPU))
-		return nil
+	summarizeTrials(ts, rgCPU)
+	return nil
+}
+
+// oneTrial starts a fresh vivary-mcp over root and asks the first
+// question, then the second, each again after each refusal; it returns
+// the session still open.
+func oneTrial(bin, root string, maxCalls int, question string, rgCPU time.Duration) (trial, *mcpSession, error) {
+	var t trial
+	start := time.Now()
+	s, err := startMCP(bin, root)
+	if err != nil {
+		return t, nil, err
 	}
-	fmt.Printf("vivary-mcp first contact: vivary_query answered on call %d after %s; server CPU %s (%s rg)", calls, secs(first), secs(cpu), ratio(cpu, rgCPU))
-	if len(refusals) > 0 {
-		fmt.Printf("; refused: %s", strings.Join(refusals, ", "))
+	if t.first, err = askUntilAnswered(s, question, maxCalls, start, 0); err != nil {
+		s.close()
+		return t, nil, err
+	}
+	if !t.first.answered {
+		fmt.Printf("vivary-mcp first contact: %s (%s rg)\n", t.first, ratio(t.first.cpu, rgCPU))
+		return t, s, nil
+	}
+	fmt.Printf("vivary-mcp first contact: vivary_query %s (%s rg)", t.first, ratio(t.first.cpu, rgCPU))
+	if len(t.first.refusals) > 0 {
+		fmt.Printf("; refused: %s", strings.Join(t.first.refusals, ", "))
 	}
 	fmt.Println()
 	// A second question: the server's first answer came from an index of
 	// the first question's terms; this one builds the full index.
-	_, a := mcpArgs("query", "snapshot cache budget")
-	t0, cpu0 := time.Now(), procCPU(s.cmd.Process.Pid)
-	calls = 0
-	for answered = false; !answered && calls < maxCalls; {
-		calls++
-		if answered, _, err = s.try("vivary_query", a); err != nil {
-			return err
-		}
+	if t.second, err = askUntilAnswered(s, "snapshot cache budget", maxCalls, time.Now(), procCPU(s.cmd.Process.Pid)); err != nil {
+		s.close()
+		return t, nil, err
 	}
-	fmt.Printf("a second question (the full index): answered %v on call %d after %s; server CPU %s\n",
-		answered, calls, secs(time.Since(t0)), secs(procCPU(s.cmd.Process.Pid)-cpu0))
+	fmt.Printf("a second question (the full index): %s\n", t.second)
+	return t, s, nil
+}
+
+// warmAndEdit times runs warm answers, then the answer after each of runs
+// edits of the note edit (restored at the end).
+func warmAndEdit(s *mcpSession, edit string, runs int, question string) error {
 	var warm, edited []time.Duration
 	for i := 0; i < runs; i++ {
 		_, a := mcpArgs("query", questions[i%len(questions)])
@@ -126,7 +148,7 @@ func firstContact(bin, root, edit string, runs, maxCalls int, question string, r
 		}
 		warm = append(warm, time.Since(t0))
 	}
-	if edit != "" {
+	if edit != "" && runs > 0 {
 		orig, err := os.ReadFile(edit)
 		if err != nil {
 			return err
@@ -154,7 +176,6 @@ func firstContact(bin, root, edit string, runs, maxCalls int, question string, r
 		fmt.Printf("; edit one note -> next answer p50 %s p95 %s (%s warm)", ms(e.median), ms(e.p95), ratio(e.median, w.median))
 	}
 	fmt.Println()
-	fmt.Printf("vivary-mcp peak RSS %d MiB\n", s.close()/1024)
 	return nil
 }
 

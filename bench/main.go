@@ -14,7 +14,7 @@
 //	go run ./bench -notes N -gen DIR   (only write the workspace)
 //	go run ./bench -mcp-only DIR [-runs N]   (only the warm calls over MCP)
 //	go run ./bench -cold-only DIR [-base BINDIR] [-runs N]   (only the cold calls)
-//	go run ./bench -first DIR[,DIR...] [-runs N] [-max-calls N]   (a person's first contact)
+//	go run ./bench -first DIR[,DIR...] [-runs N] [-max-calls N] [-trials N]   (a person's first contact)
 //
 // -vocab zipf makes -gen (and the default run) write notes of a Zipf
 // vocabulary over about 200,000 words, like a person's, instead of 80
@@ -124,6 +124,7 @@ func bench() int {
 	vocabName := flag.String("vocab", "small", "the words of generated notes: small (80 words) or zipf (Zipf over about 200,000 words, like a person's notes)")
 	first := flag.String("first", "", "comma-separated workspaces: measure a person's first contact with each (cold CPU next to rg, vivary-mcp called until it answers, edit -> next answer, peak RSS)")
 	maxCalls := flag.Int("max-calls", 10, "with -first: how many times vivary_query is called before giving up")
+	trials := flag.Int("trials", 1, "with -first: how many fresh vivary-mcp processes are asked until they answer, one after the other")
 	question := flag.String("q", "quokka privacy", "with -first: the question asked")
 	load := flag.Int("load", 0, "busy loops to run while measuring")
 	spinning := flag.Bool("spin", false, "internal: be one busy loop")
@@ -150,7 +151,7 @@ func bench() int {
 		fmt.Printf("%d busy loops running\n", *load)
 	}
 	if *first != "" {
-		if err := runFirst(strings.Split(*first, ","), *runs, *maxCalls, *question); err != nil {
+		if err := runFirst(strings.Split(*first, ","), *runs, *maxCalls, max(1, *trials), *question); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			return 1
 		}

@@ -19,6 +19,9 @@ type mcpSession struct {
 	in   io.WriteCloser
 	out  *bufio.Reader
 	next int
+	// progress, when set, is given each notifications/progress that
+	// arrives while a request waits for its answer.
+	progress func(params json.RawMessage)
 }
 
 func startMCP(bin, root string) (*mcpSession, error) {
@@ -71,10 +74,18 @@ func (s *mcpSession) request(method string, params any) (json.RawMessage, error)
 		}
 		var resp struct {
 			ID     *int            `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
 			Result json.RawMessage `json:"result"`
 			Error  json.RawMessage `json:"error"`
 		}
-		if json.Unmarshal(line, &resp) != nil || resp.ID == nil || *resp.ID != id {
+		if json.Unmarshal(line, &resp) != nil {
+			continue
+		}
+		if resp.ID == nil && resp.Method == "notifications/progress" && s.progress != nil {
+			s.progress(resp.Params)
+		}
+		if resp.ID == nil || *resp.ID != id {
 			continue // a notification, or not ours
 		}
 		if resp.Error != nil {
@@ -96,8 +107,17 @@ func (s *mcpSession) call(tool string, args map[string]any) error {
 // try runs one tool and says whether the envelope says known, and if not,
 // its reason; err is a failure of the session itself.
 func (s *mcpSession) try(tool string, args map[string]any) (known bool, why string, err error) {
+	return s.tryWith(tool, args, nil)
+}
+
+// tryWith is try with the request's _meta (nil: none).
+func (s *mcpSession) tryWith(tool string, args, meta map[string]any) (known bool, why string, err error) {
 	args["workspace"] = "ws"
-	res, err := s.request("tools/call", map[string]any{"name": tool, "arguments": args})
+	params := map[string]any{"name": tool, "arguments": args}
+	if meta != nil {
+		params["_meta"] = meta
+	}
+	res, err := s.request("tools/call", params)
 	if err != nil {
 		return false, "", err
 	}

@@ -111,7 +111,14 @@ func (r *Reader) Check(ctx context.Context, args CheckArgs) (*CheckResult, error
 		res.Strict = *args.Strict
 	}
 	hit := make([]bool, len(args.Paths))
-	for _, d := range snap.Docs {
+	for n, d := range snap.Docs {
+		// Every document's findings are worked out here, after the
+		// reads: a cancelled check stops within a thousand of them.
+		if n%1024 == 0 {
+			if err := cancelled(ctx); err != nil {
+				return nil, err
+			}
+		}
 		if !selected(d.Path, args.Paths) {
 			continue
 		}

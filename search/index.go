@@ -309,8 +309,13 @@ func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read R
 	// a time, so their terms never all wait at once. What a batch
 	// tokenized is indexed even when a read failed or ctx ended (adding
 	// costs a fraction of tokenizing), so a cut call's work is not done
-	// twice; the next Update compares documents again.
+	// twice, but for what a cut finds left to add past addEvery; the next
+	// Update compares documents again.
 	const batch = 1024
+	// Reading every document again is most of a cold call's work when
+	// the snapshot was proved fresh: it is counted in the call's progress.
+	m := snapshot.MeterOf(ctx)
+	m.Expect(len(missing))
 	for lo := 0; lo < len(missing); lo += batch {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -323,10 +328,20 @@ func (ix *Index) UpdateContext(ctx context.Context, s *snapshot.Snapshot, read R
 				var text string
 				if text, errs[k] = read(d); errs[k] == nil {
 					prepared[ms[k]] = prepareFor(d, text, ix.focus)
+					m.Did()
 				}
 			}
 		})
 		for k, j := range ms {
+			// Adding a batch of a full index's terms took seconds past the
+			// grace on a saturated machine: a cut call stops adding within
+			// addEvery documents, and the rest of the batch is read again
+			// by the next update.
+			if k > 0 && k%addEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			if errs[k] == nil {
 				ix.add(s.Docs[added[j]], prepared[j])
 			}
@@ -532,6 +547,24 @@ func hasAny(text string, terms map[string]int) bool {
 		}
 	})
 	return found
+}
+
+// addEvery is how many documents a batch read again adds between looks at
+// the context: each holds all its terms, so fewer than pollEvery.
+const addEvery = 128
+
+// pollEvery is how many items (postings, candidates) a search's loop
+// handles between looks at its context: a cancelled call's search ends
+// within a few milliseconds of work at any size, on a saturated machine
+// too.
+const pollEvery = 1024
+
+// poll is ctx.Err() at every pollEvery-th item i of a loop, nil between.
+func poll(ctx context.Context, i int) error {
+	if i%pollEvery != 0 {
+		return nil
+	}
+	return ctx.Err()
 }
 
 // parallelOn runs fn over [0,n) split across at most workers goroutines

@@ -1,6 +1,9 @@
 package search
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // Prefix matching: a question word of at least minPrefix letters also
 // matches the longer words that start with it ("mongo" finds "mongodb",
@@ -92,10 +95,10 @@ func (ix *Index) shorter(t string, out []string) []string {
 // continue t or that t continues, prefixWeight of a BM25F score with their weighted counts
 // summed as if they were one term, its idf from the documents holding any
 // of them.
-func (ix *Index) prefixScore(t string, add func(slot uint32, score float64, fields uint8)) {
+func (ix *Index) prefixScore(ctx context.Context, t string, add func(slot uint32, score float64, fields uint8)) error {
 	longer := ix.shorter(t, ix.longer(t))
 	if len(longer) == 0 {
-		return
+		return nil
 	}
 	// Where the word itself is in the vault, a continuation that most
 	// notes hold ("work" -> "workspace" in a vault about one) says next to
@@ -105,7 +108,7 @@ func (ix *Index) prefixScore(t string, add func(slot uint32, score float64, fiel
 	if ix.post[t] != nil {
 		for _, u := range longer {
 			if 2*ix.df(ix.post[u]) > ix.live {
-				return
+				return nil
 			}
 		}
 	}
@@ -116,8 +119,22 @@ func (ix *Index) prefixScore(t string, add func(slot uint32, score float64, fiel
 		ix.preSum, ix.preFields = make([]float64, n), make([]uint8, n)
 	}
 	hit := ix.preHit[:0]
+	// The sums are cleared through hit, even when ctx ends midway: the
+	// next search starts from zero.
+	clearHit := func() {
+		for _, slot := range hit {
+			ix.preSum[slot], ix.preFields[slot] = 0, 0
+		}
+		ix.preHit = hit[:0]
+	}
+	seen := 0
 	for _, u := range longer {
 		for _, p := range ix.post[u].all() { // longer holds only indexed terms
+			if err := poll(ctx, seen); err != nil {
+				clearHit()
+				return err
+			}
+			seen++
 			fw := ix.weightOf(p.slot)
 			if fw[0] < 0 {
 				continue
@@ -138,7 +155,7 @@ func (ix *Index) prefixScore(t string, add func(slot uint32, score float64, fiel
 	for _, slot := range hit {
 		w := ix.preSum[slot]
 		add(slot, idf*w*(k1+1)/(k1+w), ix.preFields[slot])
-		ix.preSum[slot], ix.preFields[slot] = 0, 0
 	}
-	ix.preHit = hit[:0]
+	clearHit()
+	return nil
 }

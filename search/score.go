@@ -130,8 +130,8 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			}
 		}
 		for j, p := range pl.all() {
-			if j%4096 == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
+			if err := poll(ctx, j); err != nil {
+				return nil, err
 			}
 			fw := ix.weightOf(p.slot)
 			if fw[0] < 0 {
@@ -161,7 +161,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if !prefixable(t) {
 			continue
 		}
-		ix.prefixScore(t, func(slot uint32, score float64, fields uint8) {
+		err := ix.prefixScore(ctx, t, func(slot uint32, score float64, fields uint8) {
 			c := &acc[slot]
 			if c.fields == 0 && c.score == 0 {
 				c.slot = slot
@@ -170,6 +170,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			c.score += score
 			c.fields |= fields
 		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	if !aboutWorkspace(terms) {
 		for _, s := range ix.contract {
@@ -221,6 +224,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	if q.EdgeFilters > 0 {
 		for s := range ix.slots {
+			if err := poll(ctx, s); err != nil {
+				return nil, err
+			}
 			sd := &ix.slots[s]
 			if sd.doc == nil || !keep(sd) {
 				continue
@@ -230,7 +236,10 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			consider(c)
 		}
 	} else {
-		for _, s := range touched {
+		for i, s := range touched {
+			if err := poll(ctx, i); err != nil {
+				return nil, err
+			}
 			if c := acc[s]; c.score > 0 && keep(&ix.slots[s]) {
 				consider(c)
 			}

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
@@ -92,7 +93,7 @@ type hashed struct {
 // fingerprint, the omissions and completeness. list is the documents'
 // entries, in order: a snapshot after one edit encodes only that
 // document again and hashes on from prev's state before its piece.
-func (s *Snapshot) fingerprint(list *entries, prev *Snapshot) (string, *hashed, error) {
+func (s *Snapshot) fingerprint(ctx context.Context, list *entries, prev *Snapshot) (string, *hashed, error) {
 	cd, err := s.configDigest()
 	if err != nil {
 		return "", nil, err
@@ -136,6 +137,9 @@ func (s *Snapshot) fingerprint(list *entries, prev *Snapshot) (string, *hashed, 
 		h.Write(hs.head)
 	}
 	for c := from; c < len(list.pieces); c++ {
+		if err := poll(ctx, c*chunk); err != nil {
+			return "", nil, err
+		}
 		if c == len(hs.marks) {
 			state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
 			if err != nil {

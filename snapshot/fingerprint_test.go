@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -32,7 +33,7 @@ func TestFingerprintHashedOnIsTheSame(t *testing.T) {
 	base := docsOf(n)
 	prev := snap(true)
 	var err error
-	if prev.Fingerprint, prev.hashed, err = prev.fingerprint(entriesOf(base), nil); err != nil {
+	if prev.Fingerprint, prev.hashed, err = prev.fingerprint(context.Background(), entriesOf(base), nil); err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]struct {
@@ -87,11 +88,11 @@ func TestFingerprintHashedOnIsTheSame(t *testing.T) {
 			list     *entries
 			complete bool
 		}{c.docs, list, c.complete}
-		got, _, err := snap(c.complete).fingerprint(c.list, prev)
+		got, _, err := snap(c.complete).fingerprint(context.Background(), c.list, prev)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _, err := snap(c.complete).fingerprint(entriesOf(c.docs), nil)
+		want, _, err := snap(c.complete).fingerprint(context.Background(), entriesOf(c.docs), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

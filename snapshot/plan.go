@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -250,7 +251,10 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 	infos := make([]workspace.Info, 0, len(p.order))
 	snap.Docs = make([]*graph.Document, 0, len(p.order))
 	prepared := make([]any, 0, len(p.order))
-	for _, i := range p.order {
+	for n, i := range p.order {
+		if err := poll(ctx, n); err != nil {
+			return nil, err
+		}
 		res := results[i]
 		switch res.outcome {
 		case "":
@@ -301,8 +305,9 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 	return finish(ctx, ws, snap, p, started, entriesOf(docs), prev)
 }
 
-// assembling runs when assemble visits every document; only tests set it.
-var assembling func()
+// assembling runs when assemble visits every document, and fingerprinting
+// when finish hashes them; only tests set them.
+var assembling, fingerprinting func()
 
 // finish completes snap, whose documents, stamps, graph and omissions are
 // set, from its plan: the stamps it is proved fresh by, and its
@@ -314,8 +319,15 @@ func finish(ctx context.Context, ws *workspace.Workspace, snap *Snapshot, p *pla
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}
+	if fingerprinting != nil {
+		fingerprinting()
+	}
 	var err error
-	if snap.Fingerprint, snap.hashed, err = snap.fingerprint(list, prev); err != nil {
+	if snap.Fingerprint, snap.hashed, err = snap.fingerprint(ctx, list, prev); err != nil {
+		var re *reason.Error
+		if errors.As(err, &re) {
+			return nil, err // cancelled
+		}
 		return nil, reason.Wrap(reason.ProducerUnavailable, "fingerprint failed", err)
 	}
 	if err := ws.Check(); err != nil {

@@ -37,6 +37,22 @@ func MeterOf(ctx context.Context) *Meter {
 	return m
 }
 
+// Expect raises the total by n: documents a call found it must go through
+// again after its snapshot (a search index reading and tokenizing them),
+// so its progress goes on growing. Nil-safe, as Did.
+func (m *Meter) Expect(n int) {
+	if m != nil {
+		m.total.Add(int64(n))
+	}
+}
+
+// Did counts one more of the documents Expect announced as done.
+func (m *Meter) Did() {
+	if m != nil {
+		m.done.Add(1)
+	}
+}
+
 // The methods below are nil-safe, so the read path calls them unguarded.
 
 func (m *Meter) known(n int) {

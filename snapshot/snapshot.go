@@ -213,14 +213,24 @@ func finished(p *plan, results []docResult, prev *Snapshot, started time.Time) *
 		return nil
 	}
 	done := &Snapshot{configFiles: p.configFiles, started: started}
-	seen := make(map[string]bool, len(results))
-	var infos []workspace.Info
-	var prepared []any
+	// This runs after the call was cut, on its time: sized once, and the
+	// paths looked up only when prev has documents to add.
+	n := len(results)
+	var seen map[string]bool
+	if prev != nil {
+		n = max(n, len(prev.Docs)) // mostly the same documents
+		seen = make(map[string]bool, len(results))
+	}
+	done.Docs = make([]*graph.Document, 0, n)
+	infos := make([]workspace.Info, 0, n)
+	prepared := make([]any, 0, n)
 	for _, r := range results {
 		if r.doc == nil {
 			continue // not reached, or dropped: read again
 		}
-		seen[r.doc.Path] = true
+		if seen != nil {
+			seen[r.doc.Path] = true
+		}
 		done.Docs = append(done.Docs, r.doc)
 		prepared = append(prepared, r.prepared)
 		infos = append(infos, r.info)
