@@ -178,8 +178,9 @@ func mayBeEncoded(s string) bool {
 }
 
 // hasInWordMarkup is a cheap filter for inWordMarkup: a run of "*" or "`"
-// with a word byte on both sides (ghp*_*…, a`b`c), or a "<" right after a
-// word byte. A code span's closing backtick after its last word, the
+// after a word byte and before a word byte or a "<" (ghp*_*…, a`b`c,
+// a`<b>c), or a "<" right after a word byte. It may let through a line
+// the expression leaves alone, never hold back one it changes. A code span's closing backtick after its last word, the
 // common case, is not one.
 func hasInWordMarkup(s string) bool {
 	for _, c := range []byte("*`<") {
@@ -194,7 +195,9 @@ func hasInWordMarkup(s string) bool {
 			for j < len(s) && (s[j] == '*' || s[j] == '`') {
 				j++
 			}
-			if j < len(s) && wordAt(s, j) {
+			// A tag may follow the run: the expression takes both in one
+			// stretch of markup (a`<b>c).
+			if j < len(s) && (s[j] == '<' || wordAt(s, j)) {
 				return true
 			}
 			i = j - 1

@@ -49,6 +49,8 @@ func TestObfuscatedCredentials(t *testing.T) {
 		"code spans":           "# `" + ghp[:5] + "``" + ghp[5:] + "`",
 		"html comment":         ghp[:5] + "<!-- x -->" + ghp[5:],
 		"html tags":            ghp[:6] + "<b></b>" + ghp[6:],
+		"backtick then a tag":  ghp[:6] + "`<b>" + ghp[6:],
+		"stars then a tag":     ghp[:6] + "**<i></i>" + ghp[6:],
 		"cyrillic letter":      "gһp_" + ghp[4:],
 		"no-break space":       ghp[:8] + "\u00a0" + ghp[8:],
 		"hard break":           "words\n" + aws[:8] + "  \n" + aws[8:] + "\n",

@@ -21,9 +21,13 @@ func agrees(s string) string {
 	if decode(s) != refDecode(s) {
 		return "decode"
 	}
-	if hasInWordMarkup(s) && !refHasInWordMarkup(s) {
-		// The filter may only let fewer texts through to the expression.
+	if hasInWordMarkup(s) && !refHasInWordMarkup(s) && !inWordMarkup.MatchString(s) {
+		// The filter may only let fewer texts through to the expression,
+		// and never hold back one the expression changes.
 		return "hasInWordMarkup"
+	}
+	if !hasInWordMarkup(s) && inWordMarkup.MatchString(s) {
+		return "hasInWordMarkup holds back"
 	}
 	t := securityText(s)
 	if userinfo(t) != refUserinfo(t) {

@@ -156,11 +156,12 @@ func refDecode(s string) string {
 			return string(rune(n))
 		})
 	}
-	if refHasInWordMarkup(s) {
-		// Twice: "a*b*c" has two runs that share the b.
-		s = inWordMarkup.ReplaceAllString(s, "$1$3")
-		s = inWordMarkup.ReplaceAllString(s, "$1$3")
-	}
+	// Twice: "a*b*c" has two runs that share the b. The expression reads
+	// every text here: the filter the screen puts before it once held
+	// back a run of "*" or "`" followed by a tag (a`<b>c), which the
+	// reference took over with it.
+	s = inWordMarkup.ReplaceAllString(s, "$1$3")
+	s = inWordMarkup.ReplaceAllString(s, "$1$3")
 	if !isASCII(s) {
 		s = strings.Map(func(r rune) rune {
 			if m, ok := confusables[r]; ok && r > unicode.MaxASCII {
