@@ -53,20 +53,26 @@ func revealed(s, t string) bool {
 		return false
 	}
 	// A blank line ends a paragraph, or sits inside a folded YAML scalar:
-	// both readings are screened.
-	for _, overBlank := range []bool{false, true} {
-		if j := joinSplit(d, overBlank); j != d && coreFinds(j) {
-			return true
-		}
+	// both readings are screened. They differ only after a blank line
+	// meets an open word; where none does, the second is the first again.
+	j, blank := joinSplit(d, false)
+	if j != d && coreFinds(j) {
+		return true
 	}
-	return false
+	if !blank {
+		return false
+	}
+	j, _ = joinSplit(d, true)
+	return j != d && coreFinds(j)
 }
 
 // joinSplit glues a line's last word to the first word of the lines after
 // it while that word holds a token's keyword: what stands at each break
 // (trailing spaces, indentation, quote, list and table marks, and blank
-// lines when overBlank) goes.
-func joinSplit(t string, overBlank bool) string {
+// lines when overBlank) goes. blank reports a blank line met while a word
+// was open: the one place overBlank is read, so without one the other
+// reading is the same text.
+func joinSplit(t string, overBlank bool) (_ string, blank bool) {
 	var b strings.Builder
 	b.Grow(len(t))
 	open := false
@@ -75,6 +81,7 @@ func joinSplit(t string, overBlank bool) string {
 		if open {
 			ln = lineLead.ReplaceAllString(ln, "")
 			if ln == "" {
+				blank = true
 				if overBlank {
 					continue // a blank line inside a folded scalar
 				}
@@ -95,7 +102,7 @@ func joinSplit(t string, overBlank bool) string {
 		}
 		open = keyStart(last)
 	}
-	return b.String()
+	return b.String(), blank
 }
 
 // lineEnds reads the last word of every line, in one pass: split

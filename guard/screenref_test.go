@@ -103,7 +103,7 @@ func refRevealed(s, t string) bool {
 	// A blank line ends a paragraph, or sits inside a folded YAML scalar:
 	// both readings are screened.
 	for _, overBlank := range []bool{false, true} {
-		if j := joinSplit(d, overBlank); j != d && refCoreFinds(j) {
+		if j := refJoinSplit(d, overBlank); j != d && refCoreFinds(j) {
 			return true
 		}
 	}
