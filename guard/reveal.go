@@ -185,9 +185,12 @@ func mayBeEncoded(s string) bool {
 }
 
 // hasInWordMarkup is a cheap filter for inWordMarkup: a run of "*" or "`"
-// with a word byte on both sides (ghp*_*…, a`b`c), or a "<" right after a
-// word byte. A code span's closing backtick after its last word, the
-// common case, is not one.
+// with a word byte before it and a word byte or a tag after it (ghp*_*…,
+// a`b`c, AKIA*<b>…), or a "<" right after a word byte. A code span's
+// closing backtick after its last word, the common case, is not one. It
+// lets through every text the expression can change: a match starts with
+// a word rune and a "*", "`" or "<", and a run of "*" and "`" is followed
+// by a word rune or by the "<" of a comment or a tag.
 func hasInWordMarkup(s string) bool {
 	for _, c := range []byte("*`<") {
 		for i := nextByte(s, 0, c); i < len(s); i = nextByte(s, i+1, c) {
@@ -201,7 +204,7 @@ func hasInWordMarkup(s string) bool {
 			for j < len(s) && (s[j] == '*' || s[j] == '`') {
 				j++
 			}
-			if j < len(s) && wordAt(s, j) {
+			if j < len(s) && (s[j] == '<' || wordAt(s, j)) {
 				return true
 			}
 			i = j - 1

@@ -83,7 +83,7 @@ func agreementSeeds(t testing.TB) []string {
 	for _, unit := range []string{"-----BEGIN x\n", "a:b@", "https://a:{{b}}@", "a:<p>@h:", "password=x{{",
 		"curl -H a:b -u c:d ", "AKIA\n", "ghp_1\n", `\x67\u0067%5F&#95;\_`, "a*b<!--c<b>d`", "| password | x |\n",
 		"glpat-x\n  ", "_x_**", "machine h\r\nlogin u\r\npassword hunter2Xy\r\n", "1234567\n", "12345678\n",
-		"API_KEY-1\n\n  ghp_", "A\x00B-C_D9\n", "\u00e9\n\u00e9\xff\n", "TOKEN_A\n> \n", "password |\n", "`a`.", "：`b`。", "\u00e9`\u00e9`", "a`<b>c", "\xe4`\xb8", "x*\xff", "\u0661*\u0662", "‐‐‐‐‐BEGIN ", "machine h login u password ", "sk_live_"} {
+		"API_KEY-1\n\n  ghp_", "A\x00B-C_D9\n", "\u00e9\n\u00e9\xff\n", "TOKEN_A\n> \n", "password |\n", "a*.b c*<b>d ", "000*.00 00*<A0>0\n", "`a`.", "：`b`。", "\u00e9`\u00e9`", "a`<b>c", "\xe4`\xb8", "x*\xff", "\u0661*\u0662", "‐‐‐‐‐BEGIN ", "machine h login u password ", "sk_live_"} {
 		seeds = append(seeds, strings.Repeat(unit, 600/len(unit)+1))
 	}
 	for _, v := range samples(t) {

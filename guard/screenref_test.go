@@ -299,7 +299,12 @@ func refHasInWordMarkup(s string) bool {
 			for j < len(s) && (s[j] == '*' || s[j] == '`') {
 				j++
 			}
-			if j < len(s) && word(s[j]) {
+			// A change of meaning (commit after 9d6aa58): a run followed
+			// by a tag ("AKIA…*<b>…") is let through too. Before, such a
+			// key was decoded only when some other markup in the text let
+			// the whole text through, and main's narrower filter lost even
+			// that; now it always is.
+			if j < len(s) && (s[j] == '<' || word(s[j])) {
 				return true
 			}
 			i = j - 1
