@@ -126,7 +126,7 @@ func simpleScalar(s string) (any, bool) {
 	first := s[0]
 	switch {
 	case first >= '0' && first <= '9':
-		if dateRe.MatchString(s) {
+		if isDate(s) {
 			return s, true
 		}
 		if first != '0' && !strings.ContainsAny(s, " ._/-") {

@@ -18,3 +18,18 @@ func FuzzIsSlugAgrees(f *testing.F) {
 		}
 	})
 }
+
+// isDate accepts exactly the values the pattern it stands for accepts.
+var datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+func FuzzIsDateAgrees(f *testing.F) {
+	for _, s := range []string{"", "2026-08-27", "2026-08-27\n", " 2026-08-27", "2026-8-27", "20260-8-27", "2026/08/27",
+		"2026-08-2a", "٢٠٢٦-٠٨-٢٧", "2026-08-27T10:00", "0000-00-00", "9999-99-99", "2026--08-27", "2026-08_27", "2026-08-27 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := isDate(s), datePattern.MatchString(s); got != want {
+			t.Fatalf("isDate(%q) = %v, the pattern says %v", s, got, want)
+		}
+	})
+}

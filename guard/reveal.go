@@ -53,20 +53,26 @@ func revealed(s, t string) bool {
 		return false
 	}
 	// A blank line ends a paragraph, or sits inside a folded YAML scalar:
-	// both readings are screened.
-	for _, overBlank := range []bool{false, true} {
-		if j := joinSplit(d, overBlank); j != d && coreFinds(j) {
-			return true
-		}
+	// both readings are screened. They differ only after a blank line
+	// meets an open word; where none does, the second is the first again.
+	j, blank := joinSplit(d, false)
+	if j != d && coreFinds(j) {
+		return true
 	}
-	return false
+	if !blank {
+		return false
+	}
+	j, _ = joinSplit(d, true)
+	return j != d && coreFinds(j)
 }
 
 // joinSplit glues a line's last word to the first word of the lines after
 // it while that word holds a token's keyword: what stands at each break
 // (trailing spaces, indentation, quote, list and table marks, and blank
-// lines when overBlank) goes.
-func joinSplit(t string, overBlank bool) string {
+// lines when overBlank) goes. blank reports a blank line met while a word
+// was open: the one place overBlank is read, so without one the other
+// reading is the same text.
+func joinSplit(t string, overBlank bool) (_ string, blank bool) {
 	var b strings.Builder
 	b.Grow(len(t))
 	open := false
@@ -75,6 +81,7 @@ func joinSplit(t string, overBlank bool) string {
 		if open {
 			ln = lineLead.ReplaceAllString(ln, "")
 			if ln == "" {
+				blank = true
 				if overBlank {
 					continue // a blank line inside a folded scalar
 				}
@@ -95,7 +102,7 @@ func joinSplit(t string, overBlank bool) string {
 		}
 		open = keyStart(last)
 	}
-	return b.String()
+	return b.String(), blank
 }
 
 // lineEnds reads the last word of every line, in one pass: split
@@ -178,10 +185,12 @@ func mayBeEncoded(s string) bool {
 }
 
 // hasInWordMarkup is a cheap filter for inWordMarkup: a run of "*" or "`"
-// after a word byte and before a word byte or a "<" (ghp*_*…, a`b`c,
-// a`<b>c), or a "<" right after a word byte. It may let through a line
-// the expression leaves alone, never hold back one it changes. A code span's closing backtick after its last word, the
-// common case, is not one.
+// with a word byte before it and a word byte or a tag after it (ghp*_*…,
+// a`b`c, AKIA*<b>…), or a "<" right after a word byte. A code span's
+// closing backtick after its last word, the common case, is not one. It
+// lets through every text the expression can change: a match starts with
+// a word rune and a "*", "`" or "<", and a run of "*" and "`" is followed
+// by a word rune or by the "<" of a comment or a tag.
 func hasInWordMarkup(s string) bool {
 	for _, c := range []byte("*`<") {
 		for i := nextByte(s, 0, c); i < len(s); i = nextByte(s, i+1, c) {
@@ -195,8 +204,6 @@ func hasInWordMarkup(s string) bool {
 			for j < len(s) && (s[j] == '*' || s[j] == '`') {
 				j++
 			}
-			// A tag may follow the run: the expression takes both in one
-			// stretch of markup (a`<b>c).
 			if j < len(s) && (s[j] == '<' || wordAt(s, j)) {
 				return true
 			}

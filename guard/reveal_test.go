@@ -118,3 +118,22 @@ func TestSplitKeyBeforeAParagraph(t *testing.T) {
 		t.Errorf("not screened: %q", s)
 	}
 }
+
+// A key broken by a run of "*" or "`" and a tag or comment right after it
+// is read whole, alone on its line or with other markup in the text (a
+// "*." elsewhere once decided whether it was).
+func TestKeyBrokenByRunAndTag(t *testing.T) {
+	for _, key := range []string{"AKIAQWERTYUI*<b>OPZSDFGH", "AKIAQWERTYUI`<i>OPZSDFGH", "AKIAQWERTYUI**<!-- x -->OPZSDFGH",
+		"AKIAQWERTYUI*<b>*OPZSDFGH", "AKIAQWERTYUI*</b>OPZSDFGH"} {
+		for _, s := range []string{key, "a*.b " + key, "note\r\n" + key + "\r\n", "| k | " + key + " |"} {
+			if !guard.Credential(s) {
+				t.Errorf("%q was not screened out", s)
+			}
+		}
+	}
+	for _, s := range []string{"a *<b>bold</b>* word", "x*<br>", "`code`<br>"} {
+		if guard.Credential(s) {
+			t.Errorf("%q was screened out", s)
+		}
+	}
+}

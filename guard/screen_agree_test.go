@@ -33,6 +33,13 @@ func agrees(s string) string {
 	if userinfo(t) != refUserinfo(t) {
 		return "userinfo"
 	}
+	for _, v := range []string{s, t} {
+		j, blank := joinSplit(v, false)
+		jb, _ := joinSplit(v, true)
+		if j != refJoinSplit(v, false) || jb != refJoinSplit(v, true) || !blank && jb != j {
+			return "joinSplit"
+		}
+	}
 	if screen().finds(t) != screen().refFinds(t) {
 		return "finds"
 	}
@@ -79,7 +86,8 @@ func agreementSeeds(t testing.TB) []string {
 	}
 	for _, unit := range []string{"-----BEGIN x\n", "a:b@", "https://a:{{b}}@", "a:<p>@h:", "password=x{{",
 		"curl -H a:b -u c:d ", "AKIA\n", "ghp_1\n", `\x67\u0067%5F&#95;\_`, "a*b<!--c<b>d`", "| password | x |\n",
-		"glpat-x\n  ", "_x_**", "`a`.", "：`b`。", "\u00e9`\u00e9`", "a`<b>c", "\xe4`\xb8", "x*\xff", "\u0661*\u0662", "‐‐‐‐‐BEGIN ", "machine h login u password ", "sk_live_"} {
+		"glpat-x\n  ", "_x_**", "machine h\r\nlogin u\r\npassword hunter2Xy\r\n", "1234567\n", "12345678\n",
+		"API_KEY-1\n\n  ghp_", "A\x00B-C_D9\n", "\u00e9\n\u00e9\xff\n", "TOKEN_A\n> \n", "password |\n", "a*.b c*<b>d ", "000*.00 00*<A0>0\n", "`a`.", "：`b`。", "\u00e9`\u00e9`", "a`<b>c", "\xe4`\xb8", "x*\xff", "\u0661*\u0662", "‐‐‐‐‐BEGIN ", "machine h login u password ", "sk_live_"} {
 		seeds = append(seeds, strings.Repeat(unit, 600/len(unit)+1))
 	}
 	for _, v := range samples(t) {
@@ -241,4 +249,35 @@ func BenchmarkCredentialDirs(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(threadCPU()-start)/1e6/float64(b.N), "cpu-ms/op")
+}
+
+// Lines joined over a break, with and without a blank line, decide as the
+// reference: a .netrc password or a key's start on the first, last or
+// only line, before a CR, a NUL or a byte outside ASCII, quoted or listed,
+// at every offset.
+func TestLineJoinsAgree(t *testing.T) {
+	lines := []string{"machine host login me password s3cr3tPassw0rd", "AWS_SECRET_ACCESS_KEY-", "ghp_ABCDEF",
+		"x", "", "  ", "|", "password", "default login u password p4ss-w0rd!", "\u00e9GITHUB_TOKEN", "a\x00GHP_X1"}
+	for pad := 0; pad < 17; pad++ {
+		for _, a := range lines {
+			for _, b := range lines {
+				for _, sep := range []string{"\n", "\r\n", "\n\n", " \t|\n", "\n> ", "\n\n  - "} {
+					s := strings.Repeat(" ", pad) + a + sep + b
+					for _, v := range []string{s, s + "\n", "machine h\n" + s} {
+						if what := agrees(v); what != "" {
+							t.Fatalf("%s differs from the reference on %q", what, v)
+						}
+					}
+				}
+			}
+		}
+	}
+	// And the screen's answer, not only its agreement: a .netrc password
+	// on the last line, ending the text at every offset, is found.
+	for pad := 0; pad < 17; pad++ {
+		s := strings.Repeat("x", pad) + "\nmachine example.com login me password Zq9vT4mPw2Lk"
+		if !Credential(s) || !Credential(s+"\r\n") {
+			t.Fatalf("the .netrc password in %q was not found", s)
+		}
+	}
 }

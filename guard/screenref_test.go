@@ -103,7 +103,7 @@ func refRevealed(s, t string) bool {
 	// A blank line ends a paragraph, or sits inside a folded YAML scalar:
 	// both readings are screened.
 	for _, overBlank := range []bool{false, true} {
-		if j := joinSplit(d, overBlank); j != d && refCoreFinds(j) {
+		if j := refJoinSplit(d, overBlank); j != d && refCoreFinds(j) {
 			return true
 		}
 	}
@@ -300,7 +300,12 @@ func refHasInWordMarkup(s string) bool {
 			for j < len(s) && (s[j] == '*' || s[j] == '`') {
 				j++
 			}
-			if j < len(s) && word(s[j]) {
+			// A change of meaning (commit after 9d6aa58): a run followed
+			// by a tag ("AKIA…*<b>…") is let through too. Before, such a
+			// key was decoded only when some other markup in the text let
+			// the whole text through, and main's narrower filter lost even
+			// that; now it always is.
+			if j < len(s) && (s[j] == '<' || word(s[j])) {
 				return true
 			}
 			i = j - 1

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"slices"
 	"unicode/utf8"
 
@@ -34,13 +35,17 @@ type Focus struct {
 // FocusOn returns the focus of question.
 func FocusOn(question string) *Focus {
 	f := &Focus{terms: map[string]bool{}}
+	var needles [][]byte
 	for _, t := range wanted(question) {
 		f.terms[t] = true
 		f.lens[t[0]] |= lenBit(len(t))
 		if ascii(t) {
-			n := []byte(t[:max(1, len(t)-1)])
-			f.needles, f.rare = append(f.needles, n), append(f.rare, rarest(n))
+			needles = append(needles, []byte(t[:max(1, len(t)-1)]))
 		}
+	}
+	f.needles = fewestNeedles(needles)
+	for _, n := range f.needles {
+		f.rare = append(f.rare, rarest(n))
 	}
 	f.prefixes = map[string][]string{}
 	for _, t := range Terms(question) {
@@ -50,6 +55,21 @@ func FocusOn(question string) *Focus {
 		}
 	}
 	return f
+}
+
+// fewestNeedles drops each needle that another one begins with: wherever
+// it stands, that one stands too, at the same place, so chains meets the
+// same places with one pass over the text where a question's prefixes
+// (quok, quokk, quokka...) took one each.
+func fewestNeedles(needles [][]byte) [][]byte {
+	slices.SortStableFunc(needles, func(a, b []byte) int { return len(a) - len(b) })
+	var out [][]byte
+	for _, n := range needles {
+		if !slices.ContainsFunc(out, func(k []byte) bool { return bytes.HasPrefix(n, k) }) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // wanted is every term Search may look up for question: its terms, each

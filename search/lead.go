@@ -1,6 +1,9 @@
 package search
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // leadWords is about the length of a page's one-paragraph summary.
 const leadWords = 40
@@ -51,6 +54,9 @@ func headings(body string) string {
 	var b strings.Builder
 	fence := false
 	for line := range strings.Lines(body) {
+		if !mayMark(line) {
+			continue
+		}
 		t := strings.TrimSpace(line)
 		switch {
 		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
@@ -66,4 +72,21 @@ func headings(body string) string {
 		}
 	}
 	return b.String()
+}
+
+// mayMark reports whether line, spaces trimmed, may start with a heading's
+// "#" or a fence: its first byte past the ASCII spaces is one of "#`~", or
+// a byte outside ASCII (TrimSpace takes Unicode spaces too). Most lines of
+// prose are passed over on their first byte.
+func mayMark(line string) bool {
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; c {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+		case '#', '`', '~':
+			return true
+		default:
+			return c >= utf8.RuneSelf
+		}
+	}
+	return false
 }
