@@ -28,21 +28,30 @@ type Omission = snapshot.Omission
 // workspace.Reader, which reads files for one snapshot): a snapshot source that
 // proves its kept snapshot fresh on every call, and the search index,
 // brought up to date with each new snapshot. Safe for concurrent use.
+//
+// A serving Reader (vivary-mcp) answers questions from one of two kinds of
+// index. Until its full index is complete, a question is answered from an
+// index focused on it: a call whose question the serving index does not
+// cover makes one, reading every document again once (see refocus).
 type Reader struct {
 	ws      *workspace.Workspace
 	once    sync.Once
 	source  *snapshot.Source
 	options snapshot.Options
-	mu      sync.Mutex // serialises searches: the index is updated in place
+	mu      sync.Mutex // serialises searches and Warm: the indexes are updated in place
 	index   *search.Index
 	// searched is set by the first search.
 	searched atomic.Bool
 	// serving is a NewServingReader's; focus is the question its read
-	// passes prepare for until a question needs the full index, and began
-	// says its first search set it (see ranked).
+	// passes prepare for, and began says its first search or Warm chose
+	// the serving index (see ranked).
 	serving bool
 	began   bool
 	focus   atomic.Pointer[search.Focus]
+	// spare is the focused index of the question before the serving one's,
+	// kept so that a person going back to it is answered without a read
+	// pass.
+	spare *search.Index
 }
 
 // NewReader returns a Reader over ws. Its snapshots tokenize the documents
@@ -137,17 +146,22 @@ func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, 
 		// answers it, from an index of that question's terms: on a big
 		// vault read for the first time, the full index costs several
 		// times that, and the first answer is what a person waits for.
-		// Asked again, it answers warm; a question it cannot answer
-		// builds the full index, which then stays.
+		// Asked again, it answers warm; another question is answered from
+		// an index of its own (refocus).
 		r.began = true
 		f := search.FocusOn(a.text)
 		r.focus.Store(f)
 		r.index = search.NewFocusedIndex(f)
 	}
 	src := r.src(true, a.text)
-	if !r.index.Answers(a.text) {
-		// Focused on an earlier question: this one needs every term, so
-		// every document is read and tokenized again, once.
+	switch {
+	case r.index.Answers(a.text):
+	case r.serving:
+		r.refocus(a.text)
+	default:
+		// A one-shot reader asked a second question (capsule, tests):
+		// every document is read and tokenized again, once, for an index
+		// that answers any.
 		r.focus.Store(nil)
 		r.index = search.NewIndex()
 	}
@@ -183,6 +197,24 @@ func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, 
 		}
 		return snap, proj, nil
 	}
+}
+
+// refocus makes the serving index one that answers question, while the
+// full index is not complete: the index of the question before when it
+// does, else a new index focused on question, for which every document is
+// read again once, a focused scan as for a first question. A call never
+// builds the full index: at 50,000 notes that costs several times a focused
+// pass, more than a call's time on a busy machine; Warm builds it between
+// calls. Two focused indexes are kept at most (each holds a few postings
+// and every document's lengths and keys): a cut call's work is taken up by
+// the next call with its question, even after one other question.
+func (r *Reader) refocus(question string) {
+	if r.spare != nil && r.spare.Answers(question) {
+		r.index, r.spare = r.spare, r.index
+	} else {
+		r.index, r.spare = search.NewFocusedIndex(search.FocusOn(question)), r.index
+	}
+	r.focus.Store(r.index.Focused())
 }
 
 // beforeServe, when set, runs before a document's text is read again for
