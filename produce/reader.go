@@ -32,7 +32,10 @@ type Omission = snapshot.Omission
 // A serving Reader (vivary-mcp) answers questions from one of two kinds of
 // index. Until its full index is complete, a question is answered from an
 // index focused on it: a call whose question the serving index does not
-// cover makes one, reading every document again once (see refocus).
+// cover makes one, reading every document again once (see refocus). The
+// full index is built only by Warm, which the server runs in the background
+// between calls; it is searched only once complete, and from then on every
+// question is answered from it.
 type Reader struct {
 	ws      *workspace.Workspace
 	once    sync.Once
@@ -43,15 +46,16 @@ type Reader struct {
 	// searched is set by the first search.
 	searched atomic.Bool
 	// serving is a NewServingReader's; focus is the question its read
-	// passes prepare for, and began says its first search or Warm chose
-	// the serving index (see ranked).
+	// passes prepare for until the full index serves, and began says its
+	// first search or Warm chose the serving index (see ranked).
 	serving bool
 	began   bool
 	focus   atomic.Pointer[search.Focus]
 	// spare is the focused index of the question before the serving one's,
 	// kept so that a person going back to it is answered without a read
-	// pass.
-	spare *search.Index
+	// pass; full is the full index Warm builds while a focused one serves,
+	// never searched before it is complete.
+	spare, full *search.Index
 }
 
 // NewReader returns a Reader over ws. Its snapshots tokenize the documents
@@ -109,13 +113,19 @@ func (r *Reader) Close() { r.src(false, "").Close() }
 // Workspace is the bound workspace.
 func (r *Reader) Workspace() *workspace.Workspace { return r.ws }
 
-// Warm reads the workspace ahead of any call, for a serving Reader: the
-// snapshot a first call would take and the search index over it, so that
-// call finds them done (or, cut short, takes up what was done, as after any
-// cut call). It writes nothing, and stops soon after ctx ends.
+// Warm is a serving Reader's background work: it writes nothing, and stops
+// soon after ctx ends, keeping what it did for the next call or Warm (as a
+// cut call does). Before any search, it reads the workspace ahead of a first
+// call: the snapshot that call would take and the full index over it, so
+// that call finds them done. Once a question was answered from a focused
+// index, it builds the full index (see Pending), and makes it the serving
+// one when it is complete over a snapshot proved current.
 func (r *Reader) Warm(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.began {
+		return r.buildFull(ctx)
+	}
 	snap, err := r.src(true, "").Snapshot(ctx)
 	if err != nil {
 		return err
@@ -129,6 +139,51 @@ func (r *Reader) Warm(ctx context.Context) error {
 	// Indexed now, the notes' terms leave the snapshot for the index,
 	// where a first search needs them anyway.
 	return r.index.UpdateContext(ctx, snap, r.read(ctx))
+}
+
+// Pending reports whether Warm has work left that a call made: a focused
+// index serves and the full index is not complete.
+func (r *Reader) Pending() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.serving && r.began && r.index.Focused() != nil
+}
+
+// buildFull brings the full index up to the kept snapshot, proved fresh,
+// and makes it the serving index once it describes a snapshot that is still
+// fresh after it: a document changed meanwhile is indexed again first. Its
+// documents were prepared for the focus of their time, so each is read
+// again (snapshot.Text: exactly the bytes the snapshot analysed, or stale).
+func (r *Reader) buildFull(ctx context.Context) error {
+	if !r.serving || r.index.Focused() == nil {
+		return nil
+	}
+	if r.full == nil {
+		r.full = search.NewIndex()
+	}
+	src := r.src(true, "")
+	for stale := 0; ; {
+		snap, err := src.Snapshot(ctx)
+		if err != nil {
+			return err
+		}
+		if r.full.Snapshot() == snap {
+			break
+		}
+		err = r.full.UpdateContext(ctx, snap, r.read(ctx))
+		if errors.Is(err, snapshot.ErrStale) && stale < 2 {
+			// A note changed under the reading: read the tree afresh.
+			stale++
+			src.Forget(snap)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	r.index, r.spare, r.full = r.full, nil, nil
+	r.focus.Store(nil)
+	return nil
 }
 
 // Snapshot returns a snapshot that describes the tree now.
@@ -147,7 +202,7 @@ func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, 
 		// vault read for the first time, the full index costs several
 		// times that, and the first answer is what a person waits for.
 		// Asked again, it answers warm; another question is answered from
-		// an index of its own (refocus).
+		// an index of its own (refocus) until Warm built the full index.
 		r.began = true
 		f := search.FocusOn(a.text)
 		r.focus.Store(f)
