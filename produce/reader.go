@@ -32,10 +32,13 @@ type Omission = snapshot.Omission
 // A serving Reader (vivary-mcp) answers questions from one of two kinds of
 // index. Until its full index is complete, a question is answered from an
 // index focused on it: a call whose question the serving index does not
-// cover makes one, reading every document again once (see refocus). The
-// full index is built only by Warm, which the server runs in the background
-// between calls; it is searched only once complete, and from then on every
-// question is answered from it.
+// cover makes one, reading every document again once (see refocus); a
+// third question not covered by the last two builds the full index in its
+// call. Warm builds the full index, which the server runs in the
+// background between calls; it is searched only once complete (Warm's
+// build is a separate index until then, and a call completes an index
+// before it searches), and from then on every question is answered from
+// it. A first question after Warm began the full index goes on with it.
 type Reader struct {
 	ws      *workspace.Workspace
 	once    sync.Once
@@ -142,11 +145,12 @@ func (r *Reader) Warm(ctx context.Context) error {
 }
 
 // Pending reports whether Warm has work left that a call made: a focused
-// index serves and the full index is not complete.
+// index serves and the full index is not complete, or the full index
+// serves and a cut call left it incomplete.
 func (r *Reader) Pending() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.serving && r.began && r.index.Focused() != nil
+	return r.serving && r.began && (r.index.Focused() != nil || r.index.Snapshot() == nil)
 }
 
 // buildFull brings the full index up to the kept snapshot, proved fresh,
@@ -155,11 +159,15 @@ func (r *Reader) Pending() bool {
 // documents were prepared for the focus of their time, so each is read
 // again (snapshot.Text: exactly the bytes the snapshot analysed, or stale).
 func (r *Reader) buildFull(ctx context.Context) error {
-	if !r.serving || r.index.Focused() == nil {
+	if !r.serving {
 		return nil
 	}
-	if r.full == nil {
-		r.full = search.NewIndex()
+	full := r.index
+	if full.Focused() != nil {
+		if r.full == nil {
+			r.full = search.NewIndex()
+		}
+		full = r.full
 	}
 	src := r.src(true, "")
 	for stale := 0; ; {
@@ -167,10 +175,10 @@ func (r *Reader) buildFull(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if r.full.Snapshot() == snap {
+		if full.Snapshot() == snap {
 			break
 		}
-		err = r.full.UpdateContext(ctx, snap, r.read(ctx))
+		err = full.UpdateContext(ctx, snap, r.read(ctx))
 		if errors.Is(err, snapshot.ErrStale) && stale < 2 {
 			// A note changed under the reading: read the tree afresh.
 			stale++
@@ -181,9 +189,20 @@ func (r *Reader) buildFull(ctx context.Context) error {
 			return err
 		}
 	}
+	if full == r.full {
+		r.serveFull()
+	}
+	return nil
+}
+
+// serveFull makes the full index the serving one, complete or not: a call
+// then completes it before it searches (UpdateContext), as Warm does.
+func (r *Reader) serveFull() {
+	if r.full == nil {
+		r.full = search.NewIndex()
+	}
 	r.index, r.spare, r.full = r.full, nil, nil
 	r.focus.Store(nil)
-	return nil
 }
 
 // Snapshot returns a snapshot that describes the tree now.
@@ -202,7 +221,8 @@ func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, 
 		// vault read for the first time, the full index costs several
 		// times that, and the first answer is what a person waits for.
 		// Asked again, it answers warm; another question is answered from
-		// an index of its own (refocus) until Warm built the full index.
+		// an index of its own (refocus), and a third builds the full
+		// index, unless Warm built it first.
 		r.began = true
 		f := search.FocusOn(a.text)
 		r.focus.Store(f)
@@ -211,14 +231,16 @@ func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, 
 	src := r.src(true, a.text)
 	switch {
 	case r.index.Answers(a.text):
-	case r.serving:
+	case r.serving && (r.spare == nil || r.spare.Answers(a.text)):
 		r.refocus(a.text)
 	default:
-		// A one-shot reader asked a second question (capsule, tests):
-		// every document is read and tokenized again, once, for an index
-		// that answers any.
-		r.focus.Store(nil)
-		r.index = search.NewIndex()
+		// A third question, or a one-shot reader's second (capsule,
+		// tests): every document is read and tokenized again, once, for
+		// the index that answers any, taking up what Warm built of it. A
+		// focused pass per question would cost more than that by the
+		// fourth, and a client asking a new question each time would pay
+		// it every time.
+		r.serveFull()
 	}
 	for retried := false; ; retried = true {
 		snap, err := src.Snapshot(ctx)
@@ -257,10 +279,10 @@ func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, 
 // refocus makes the serving index one that answers question, while the
 // full index is not complete: the index of the question before when it
 // does, else a new index focused on question, for which every document is
-// read again once, a focused scan as for a first question. A call never
-// builds the full index: at 50,000 notes that costs several times a focused
-// pass, more than a call's time on a busy machine; Warm builds it between
-// calls. Two focused indexes are kept at most (each holds a few postings
+// read again once, a focused scan as for a first question. A second
+// question does not build the full index: at 50,000 notes that costs
+// several times a focused pass, more than a call's time on a busy machine;
+// Warm builds it between calls. Two focused indexes are kept at most (each holds a few postings
 // and every document's lengths and keys): a cut call's work is taken up by
 // the next call with its question, even after one other question.
 func (r *Reader) refocus(question string) {

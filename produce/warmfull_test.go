@@ -72,3 +72,46 @@ func TestWarmBuildsTheFullIndexAfterAFocusedAnswer(t *testing.T) {
 		})
 	}
 }
+
+// A third question neither focused index covers builds the full index in
+// its call, taking up what a cut Warm built of it (no note is read twice
+// for it), and answers as a fresh reader; every question after it reads
+// only what its search reads.
+func TestThirdQuestionBuildsTheFullIndex(t *testing.T) {
+	root := refocusVault(t)
+	r := produce.NewServingReader(bindWS(t, root))
+	defer r.Close()
+	rd := countReads(t)
+	for _, q := range []string{"wombat", "quokka budget"} {
+		if _, err := r.Query(bg, query(q)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := rd.reset(refocusNotes / 2)
+	if err := r.Warm(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cut Warm: %v", err)
+	}
+	warm := rd.counts()
+	rd.reset(0)
+	c := "gate cache"
+	got, err := r.Query(bg, query(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	third := rd.counts()
+	if produce.ServesFocused(r) || r.Pending() {
+		t.Fatal("the third question did not build the full index")
+	}
+	atMost(t, "the cut Warm and the third question", third, searched(t, rd, r, c), warm)
+	same(t, "the third question", got, fresh(t, root, c))
+	for _, q := range []string{"dingo frame", "wombat"} {
+		rd.reset(0)
+		got, err := r.Query(bg, query(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := rd.counts()
+		onlySearched(t, q, after, searched(t, rd, r, q))
+		same(t, q, got, fresh(t, root, q))
+	}
+}
