@@ -29,16 +29,16 @@ type Omission = snapshot.Omission
 // proves its kept snapshot fresh on every call, and the search index,
 // brought up to date with each new snapshot. Safe for concurrent use.
 //
-// A serving Reader (vivary-mcp) answers questions from one of two kinds of
-// index. Until its full index is complete, a question is answered from an
-// index focused on it: a call whose question the serving index does not
-// cover makes one, reading every document again once (see refocus); a
-// third question not covered by the last two builds the full index in its
-// call. Warm builds the full index, which the server runs in the
-// background between calls; it is searched only once complete (Warm's
-// build is a separate index until then, and a call completes an index
-// before it searches), and from then on every question is answered from
-// it. A first question after Warm began the full index goes on with it.
+// A serving Reader (vivary-mcp) answers its first question from an index
+// of that question's terms, and a question that index does not cover from
+// a new index of its own (refocus: every document read again once, a
+// focused scan), keeping the one before; a third question neither covers
+// builds the full index in its call. Between calls the server runs Warm in
+// the background, which builds the full index apart and makes it the
+// serving one only once complete; from then on every question is answered
+// from it. A call always brings the serving index up to its fresh snapshot
+// before it searches. A first question after Warm began the full index
+// before any call goes on with it.
 type Reader struct {
 	ws      *workspace.Workspace
 	once    sync.Once
