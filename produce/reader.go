@@ -28,21 +28,37 @@ type Omission = snapshot.Omission
 // workspace.Reader, which reads files for one snapshot): a snapshot source that
 // proves its kept snapshot fresh on every call, and the search index,
 // brought up to date with each new snapshot. Safe for concurrent use.
+//
+// A serving Reader (vivary-mcp) answers its first question from an index
+// of that question's terms, and a question that index does not cover from
+// a new index of its own (refocus: every document read again once, a
+// focused scan), keeping the one before; a third question neither covers
+// builds the full index in its call. Between calls the server runs Warm in
+// the background, which builds the full index apart and makes it the
+// serving one only once complete; from then on every question is answered
+// from it. A call always brings the serving index up to its fresh snapshot
+// before it searches. A first question after Warm began the full index
+// before any call goes on with it.
 type Reader struct {
 	ws      *workspace.Workspace
 	once    sync.Once
 	source  *snapshot.Source
 	options snapshot.Options
-	mu      sync.Mutex // serialises searches: the index is updated in place
+	mu      sync.Mutex // serialises searches and Warm: the indexes are updated in place
 	index   *search.Index
 	// searched is set by the first search.
 	searched atomic.Bool
 	// serving is a NewServingReader's; focus is the question its read
-	// passes prepare for until a question needs the full index, and began
-	// says its first search set it (see ranked).
+	// passes prepare for until the full index serves, and began says its
+	// first search or Warm chose the serving index (see ranked).
 	serving bool
 	began   bool
 	focus   atomic.Pointer[search.Focus]
+	// spare is the focused index of the question before the serving one's,
+	// kept so that a person going back to it is answered without a read
+	// pass; full is the full index Warm builds while a focused one serves,
+	// never searched before it is complete.
+	spare, full *search.Index
 }
 
 // NewReader returns a Reader over ws. Its snapshots tokenize the documents
@@ -100,13 +116,19 @@ func (r *Reader) Close() { r.src(false, "").Close() }
 // Workspace is the bound workspace.
 func (r *Reader) Workspace() *workspace.Workspace { return r.ws }
 
-// Warm reads the workspace ahead of any call, for a serving Reader: the
-// snapshot a first call would take and the search index over it, so that
-// call finds them done (or, cut short, takes up what was done, as after any
-// cut call). It writes nothing, and stops soon after ctx ends.
+// Warm is a serving Reader's background work: it writes nothing, and stops
+// soon after ctx ends, keeping what it did for the next call or Warm (as a
+// cut call does). Before any search, it reads the workspace ahead of a first
+// call: the snapshot that call would take and the full index over it, so
+// that call finds them done. Once a question was answered from a focused
+// index, it builds the full index (see Pending), and makes it the serving
+// one when it is complete over a snapshot proved current.
 func (r *Reader) Warm(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.began {
+		return r.buildFull(ctx)
+	}
 	snap, err := r.src(true, "").Snapshot(ctx)
 	if err != nil {
 		return err
@@ -120,6 +142,67 @@ func (r *Reader) Warm(ctx context.Context) error {
 	// Indexed now, the notes' terms leave the snapshot for the index,
 	// where a first search needs them anyway.
 	return r.index.UpdateContext(ctx, snap, r.read(ctx))
+}
+
+// Pending reports whether Warm has work left that a call made: a focused
+// index serves and the full index is not complete, or the full index
+// serves and a cut call left it incomplete.
+func (r *Reader) Pending() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.serving && r.began && (r.index.Focused() != nil || r.index.Snapshot() == nil)
+}
+
+// buildFull brings the full index up to the kept snapshot, proved fresh,
+// and makes it the serving index once it describes a snapshot that is still
+// fresh after it: a document changed meanwhile is indexed again first. Its
+// documents were prepared for the focus of their time, so each is read
+// again (snapshot.Text: exactly the bytes the snapshot analysed, or stale).
+func (r *Reader) buildFull(ctx context.Context) error {
+	if !r.serving {
+		return nil
+	}
+	full := r.index
+	if full.Focused() != nil {
+		if r.full == nil {
+			r.full = search.NewIndex()
+		}
+		full = r.full
+	}
+	src := r.src(true, "")
+	for stale := 0; ; {
+		snap, err := src.Snapshot(ctx)
+		if err != nil {
+			return err
+		}
+		if full.Snapshot() == snap {
+			break
+		}
+		err = full.UpdateContext(ctx, snap, r.read(ctx))
+		if errors.Is(err, snapshot.ErrStale) && stale < 2 {
+			// A note changed under the reading: read the tree afresh.
+			stale++
+			src.Forget(snap)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if full == r.full {
+		r.serveFull()
+	}
+	return nil
+}
+
+// serveFull makes the full index the serving one, complete or not: a call
+// then completes it before it searches (UpdateContext), as Warm does.
+func (r *Reader) serveFull() {
+	if r.full == nil {
+		r.full = search.NewIndex()
+	}
+	r.index, r.spare, r.full = r.full, nil, nil
+	r.focus.Store(nil)
 }
 
 // Snapshot returns a snapshot that describes the tree now.
@@ -137,19 +220,27 @@ func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, 
 		// answers it, from an index of that question's terms: on a big
 		// vault read for the first time, the full index costs several
 		// times that, and the first answer is what a person waits for.
-		// Asked again, it answers warm; a question it cannot answer
-		// builds the full index, which then stays.
+		// Asked again, it answers warm; another question is answered from
+		// an index of its own (refocus), and a third builds the full
+		// index, unless Warm built it first.
 		r.began = true
 		f := search.FocusOn(a.text)
 		r.focus.Store(f)
 		r.index = search.NewFocusedIndex(f)
 	}
 	src := r.src(true, a.text)
-	if !r.index.Answers(a.text) {
-		// Focused on an earlier question: this one needs every term, so
-		// every document is read and tokenized again, once.
-		r.focus.Store(nil)
-		r.index = search.NewIndex()
+	switch {
+	case r.index.Answers(a.text):
+	case r.serving && (r.spare == nil || r.spare.Answers(a.text)):
+		r.refocus(a.text)
+	default:
+		// A third question, or a one-shot reader's second (capsule,
+		// tests): every document is read and tokenized again, once, for
+		// the index that answers any, taking up what Warm built of it. A
+		// focused pass per question would cost more than that by the
+		// fourth, and a client asking a new question each time would pay
+		// it every time.
+		r.serveFull()
 	}
 	for retried := false; ; retried = true {
 		snap, err := src.Snapshot(ctx)
@@ -183,6 +274,24 @@ func (r *Reader) ranked(ctx context.Context, a searchArgs) (*snapshot.Snapshot, 
 		}
 		return snap, proj, nil
 	}
+}
+
+// refocus makes the serving index one that answers question, while the
+// full index is not complete: the index of the question before when it
+// does, else a new index focused on question, for which every document is
+// read again once, a focused scan as for a first question. A second
+// question does not build the full index: at 50,000 notes that costs
+// several times a focused pass, more than a call's time on a busy machine;
+// Warm builds it between calls. Two focused indexes are kept at most (each holds a few postings
+// and every document's lengths and keys): a cut call's work is taken up by
+// the next call with its question, even after one other question.
+func (r *Reader) refocus(question string) {
+	if r.spare != nil && r.spare.Answers(question) {
+		r.index, r.spare = r.spare, r.index
+	} else {
+		r.index, r.spare = search.NewFocusedIndex(search.FocusOn(question)), r.index
+	}
+	r.focus.Store(r.index.Focused())
 }
 
 // beforeServe, when set, runs before a document's text is read again for

@@ -139,6 +139,10 @@ func NewFocusedIndex(f *Focus) *Index {
 	return ix
 }
 
+// Focused is the focus of an index made by NewFocusedIndex, nil for a
+// full index.
+func (ix *Index) Focused() *Focus { return ix.focus }
+
 // Answers reports whether the index ranks question as a full index would:
 // always, unless it is focused on another question.
 func (ix *Index) Answers(question string) bool {

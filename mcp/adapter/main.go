@@ -272,7 +272,11 @@ func Serve(ctx context.Context, bindings []*Binding, opts Options, in io.Reader,
 	s := NewServer(bindings, opts)
 	s.diag.Emit(Diag{Event: "server_started", Outcome: "known", ElapsedMS: -1, InputBytes: -1, OutputBytes: -1})
 	defer s.diag.Emit(Diag{Event: "server_stopped", Outcome: "known", ElapsedMS: -1, InputBytes: -1, OutputBytes: -1})
-	s.startWarm(ctx)
+	// The background work ends with the session, and none starts after it
+	// (a call still running at the end of input ends later).
+	wctx, endWarm := context.WithCancel(ctx)
+	s.startWarm(wctx)
 	defer s.stopWarm()
+	defer endWarm()
 	return s.MCPServer().Run(ctx, &stdioTransport{in: in, out: out, drain: EOFDrain, diag: s.diag})
 }

@@ -45,12 +45,18 @@ type Options struct {
 	Grace    time.Duration
 	Producer Producer
 	Diag     *Diagnostics
-	// Warm reads the workspaces in the background until the first call
-	// (see startWarm); Serve does it for vivary-mcp.
+	// Warm reads the workspaces in the background until the first call,
+	// and builds a workspace's full index between calls once a call was
+	// answered from a focused one (see warm.go); Serve does it for
+	// vivary-mcp.
 	Warm bool
 }
 
-// Server is the adapter state shared by every call.
+// Server is the adapter state shared by every call. One producer runs at a
+// time (the slot); between calls, one background worker at the lowest
+// priority reads the workspaces ahead of the first call and, after a call
+// answered from an index focused on its question, builds the full index
+// (warm.go). A call stops that worker before its producer runs.
 type Server struct {
 	bindings map[string]*Binding
 	order    []*Binding // as bound
@@ -61,6 +67,7 @@ type Server struct {
 	busy   bool
 
 	warmMu   sync.Mutex
+	warmCtx  context.Context    // the session's, set by startWarm
 	warmStop context.CancelFunc // nil once stopped
 	warmDone chan struct{}
 }
@@ -299,11 +306,14 @@ func (s *Server) run(ctx context.Context, tool string, b *Binding, a *args, m *s
 	done := make(chan *Envelope, 1)
 	go func() {
 		env := s.guarded(pctx, tool, b, a)
+		pending := s.pendingWarm()
 		// The slot is free before the answer is handed over: a client that
 		// sends its next call the moment it reads this one's answer must
-		// never find the slot still held.
+		// never find the slot still held. The background work starts again
+		// before the slot is free, so that call finds it to stop.
 		s.slotMu.Lock()
 		s.busy = false
+		s.rewarm(pending)
 		s.slotMu.Unlock()
 		done <- env
 	}()
