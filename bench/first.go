@@ -73,7 +73,7 @@ func runFirst(roots []string, runs, maxCalls, trials int, question string) error
 
 // firstContact is trials fresh vivary-mcp processes over root, one after
 // the other: in each, vivary_query until it answers, then a second
-// question (the full index) until it answers; in the last, warm answers,
+// question its index does not cover until it answers; in the last, warm answers,
 // then the answer after each of runs edits of the note edit (restored at
 // the end).
 func firstContact(bin, root, edit string, runs, maxCalls, trials int, question string, rgCPU time.Duration) error {
@@ -127,12 +127,12 @@ func oneTrial(bin, root string, maxCalls int, question string, rgCPU time.Durati
 	}
 	fmt.Println()
 	// A second question: the server's first answer came from an index of
-	// the first question's terms; this one builds the full index.
+	// the first question's terms, which does not cover this one.
 	if t.second, err = askUntilAnswered(s, "snapshot cache budget", maxCalls, time.Now(), procCPU(s.cmd.Process.Pid)); err != nil {
 		s.close()
 		return t, nil, err
 	}
-	fmt.Printf("a second question (the full index): %s\n", t.second)
+	fmt.Printf("a second question: %s\n", t.second)
 	return t, s, nil
 }
 

@@ -96,8 +96,8 @@ func (a asked) String() string {
 }
 
 // trial is one fresh vivary-mcp: the first question asked until answered
-// (wall and CPU from the server's start), the second question (which
-// builds the full index) likewise, and the server's peak RSS.
+// (wall and CPU from the server's start), a second question its index
+// does not cover likewise, and the server's peak RSS.
 type trial struct {
 	first, second asked
 	peakMiB       int64
