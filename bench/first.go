@@ -87,7 +87,7 @@ func firstContact(bin, root, edit string, runs, maxCalls, trials int, question s
 			return err
 		}
 		if i == trials && t.first.answered && t.second.answered {
-			if err := warmAndEdit(s, edit, runs, question); err != nil {
+			if err := warmAndEdit(s, edit, runs, maxCalls, question); err != nil {
 				s.close()
 				return err
 			}
@@ -137,8 +137,20 @@ func oneTrial(bin, root string, maxCalls int, question string, rgCPU time.Durati
 }
 
 // warmAndEdit times runs warm answers, then the answer after each of runs
-// edits of the note edit (restored at the end).
-func warmAndEdit(s *mcpSession, edit string, runs int, question string) error {
+// edits of the note edit (restored at the end). The questions it rotates
+// are first each asked until answered, untimed: a third distinct question
+// builds the full index in its call, and warm means after that.
+func warmAndEdit(s *mcpSession, edit string, runs, maxCalls int, question string) error {
+	for _, q := range questions[:min(runs, len(questions))] {
+		a, err := askUntilAnswered(s, q, maxCalls, time.Now(), procCPU(s.cmd.Process.Pid))
+		if err != nil {
+			return err
+		}
+		if !a.answered {
+			return fmt.Errorf("before the warm calls, %q: %s", q, a)
+		}
+		fmt.Printf("before the warm calls, %q: %s\n", q, a)
+	}
 	var warm, edited []time.Duration
 	for i := 0; i < runs; i++ {
 		_, a := mcpArgs("query", questions[i%len(questions)])
