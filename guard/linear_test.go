@@ -66,9 +66,10 @@ const maxGrowth = 24
 
 // growth is the work f does on text(8×base) over its work on
 // text(base), the least of the given number of rounds, each of which
-// measures every size in turn. When the 2× text already took over three
+// measures every size in turn. While the 2× text has taken over three
 // times the work, the 8× one (which would take minutes on a quadratic
-// scan) is not run and the growth is taken as the cube of that ratio.
+// scan) is not run, and if it still has after the last round the growth
+// is taken as the cube of that ratio.
 func growth(text func(n int) string, f func(string) bool, rounds int) float64 {
 	sizes := [3]string{text(base), text(2 * base), text(8 * base)}
 	best := [3]time.Duration{1 << 62, 1 << 62, 1 << 62}
