@@ -200,11 +200,8 @@ func hasInWordMarkup(s string) bool {
 			if c == '<' {
 				return true
 			}
-			j := i
-			for j < len(s) && (s[j] == '*' || s[j] == '`') {
-				j++
-			}
-			if j < len(s) && (s[j] == '<' || wordAt(s, j)) {
+			j, inWord := markupRun(s, i)
+			if inWord {
 				return true
 			}
 			i = j - 1
@@ -236,13 +233,7 @@ func stripInWordMarkup(s string) string {
 		if c := s[i]; c != '*' && c != '`' && c != '<' || !wordBefore(s, i) {
 			continue
 		}
-		// A run of "*" and "`" is markup inside a word only when a word
-		// or a tag follows it: the closing backtick of `code` does not.
-		j := i
-		for j < len(s) && (s[j] == '*' || s[j] == '`') {
-			j++
-		}
-		if j < len(s) && s[j] != '<' && !wordAt(s, j) || j == len(s) {
+		if j, inWord := markupRun(s, i); !inWord {
 			i = j - 1
 			continue
 		}
@@ -279,6 +270,18 @@ func wordBefore(s string, i int) bool {
 	}
 	r, _ := utf8.DecodeLastRuneInString(s[:i])
 	return r == utf8.RuneError || unicode.IsLetter(r) || unicode.Is(unicode.N, r)
+}
+
+// markupRun is where the run of "*" and "`" from i ends, and whether a
+// word or a tag follows it: only then is it markup inside a word (the
+// closing backtick of `code` is not). The filter and the stripping share
+// it, so the filter lets through every line the stripping would change.
+func markupRun(s string, i int) (end int, inWord bool) {
+	j := i
+	for j < len(s) && (s[j] == '*' || s[j] == '`') {
+		j++
+	}
+	return j, j < len(s) && (s[j] == '<' || wordAt(s, j))
 }
 
 func wordAt(s string, j int) bool {
