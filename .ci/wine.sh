@@ -14,7 +14,8 @@
 #    the Windows binary (Debian has no git.exe).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# VIVARY_WINE_PACKAGES runs only the packages it names.
+# VIVARY_WINE_PACKAGES runs only the packages it names; VIVARY_WINE_ARGS
+# adds flags to every test run (-test.v for each test's time, say).
 read -r -a packages <<<"${VIVARY_WINE_PACKAGES:-workspace workspace/write snapshot policy guard search produce mcp/adapter}"
 shared=${VIVARY_SHARED:-../shared}
 [ -d "$shared/windows" ] || shared=/work/shared
@@ -87,14 +88,14 @@ for pkg in "${packages[@]}"; do
   ok=true
   for r in "${runs[@]}"; do
     echo "== wine: $pkg $r"
-    # shellcheck disable=SC2086 # r is one or two flags
+    # shellcheck disable=SC2086 # r is one or two flags, VIVARY_WINE_ARGS any
     # A run that fails is run once more, and says so: under Wine on a busy
     # machine a git call through the bridge has failed once in several runs
     # (TestPruningAgreesWithGit, "git check-ignore did not finish"). A
     # failure twice in a row fails the package.
-    if ! (cd "$pkg" && timeout 1200 "$wine" "$exe" -test.count=1 -test.short -test.timeout=15m $r); then
+    if ! (cd "$pkg" && timeout 1200 "$wine" "$exe" -test.count=1 -test.short -test.timeout=15m $r ${VIVARY_WINE_ARGS:-}); then
       echo "== wine: $pkg $r FAILED once; running it again"
-      if ! (cd "$pkg" && timeout 1200 "$wine" "$exe" -test.count=1 -test.short -test.timeout=15m $r); then
+      if ! (cd "$pkg" && timeout 1200 "$wine" "$exe" -test.count=1 -test.short -test.timeout=15m $r ${VIVARY_WINE_ARGS:-}); then
         ok=false
       fi
     fi

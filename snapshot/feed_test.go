@@ -155,7 +155,7 @@ func TestWriteThenCallAgreesWithAFreshSnapshot(t *testing.T) {
 				// that, and would never read alone. A call once the
 				// window has passed (what a user's next call is) keeps
 				// that path in the rounds at any speed.
-				if s := src.snap; s != nil && racy(s.unwatched, s.outside, s.started) {
+				if s := src.snap; s != nil && racy(s.started, s.outside, nil, s.unwatched) {
 					time.Sleep(racyWindow + 30*time.Millisecond)
 					agrees(t, src, i, m.name+", then nothing past the racy window")
 				}

@@ -20,45 +20,67 @@ type stamp struct {
 const racyWindow = 50 * time.Millisecond
 
 // racy reports stamps that cannot prove a file unchanged: times within the
-// racy window of the start, or a change time in whole milliseconds. Linux
-// sets the change time itself, from a clock with nanosecond values; whole
-// milliseconds mean a filesystem that keeps coarse times (FAT, exFAT, some
-// network mounts: seconds), where a rewrite of the same size can leave
-// every stamp as it was. Such a tree is read afresh on every call.
-func racy(stamps []stamp, outside []policy.Outside, started time.Time) bool {
-	recent := recentSince(started)
-	for _, s := range stamps {
-		if recent(s.info) {
-			return true
+// racy window of the start, or a change time in whole milliseconds on a
+// device none of whose other stamps is finer. Linux sets the change time
+// itself, from a clock with nanosecond values; a filesystem that keeps
+// coarse times (FAT, exFAT, some network mounts: seconds) stamps every
+// file in whole milliseconds, and there a rewrite of the same size can
+// leave every stamp as it was. Such a tree is read afresh on every call.
+// A whole-millisecond stamp on a device that shows finer ones elsewhere is
+// chance, not coarseness: one stamp in 10,000 on NTFS's 100 ns ticks, so a
+// Windows vault of 50,000 notes all but surely holds a few, and judging
+// the tree by them would revalidate it whole on every call.
+func racy(started time.Time, outside []policy.Outside, infos [][]workspace.Info, stamps ...[]stamp) bool {
+	all := func(yield func(workspace.Info) bool) {
+		for _, o := range outside {
+			if !yield(o.Info) {
+				return
+			}
+		}
+		for _, piece := range infos {
+			for _, i := range piece {
+				if !yield(i) {
+					return
+				}
+			}
+		}
+		for _, ss := range stamps {
+			for _, s := range ss {
+				if !yield(s.info) {
+					return
+				}
+			}
 		}
 	}
-	for _, o := range outside {
-		if recent(o.Info) {
+	fine := fineDevices{}
+	for i := range all {
+		fine.see(i)
+	}
+	recent := recentSince(started, fine)
+	for i := range all {
+		if recent(i) {
 			return true
 		}
 	}
 	return false
 }
 
-// racyInfos is racy over the stamps of a snapshot's served documents.
-func racyInfos(infos [][]workspace.Info, started time.Time) bool {
-	recent := recentSince(started)
-	for _, piece := range infos {
-		for _, i := range piece {
-			if recent(i) {
-				return true
-			}
-		}
+// fineDevices holds the devices seen to keep times finer than a
+// millisecond: some stamp there has a change time with digits below it.
+type fineDevices map[uint64]bool
+
+func (f fineDevices) see(i workspace.Info) {
+	if i.Exists && i.Ctime%int64(time.Millisecond) != 0 {
+		f[i.Dev] = true
 	}
-	return false
 }
 
 // recentSince is whether a stamp is too recent, or too coarse, to prove
 // its file unchanged since started (see racy).
-func recentSince(started time.Time) func(workspace.Info) bool {
+func recentSince(started time.Time, fine fineDevices) func(workspace.Info) bool {
 	limit := started.Add(-racyWindow).UnixNano()
 	return func(i workspace.Info) bool {
-		return i.Exists && (i.Mtime >= limit || i.Ctime >= limit || i.Ctime%int64(time.Millisecond) == 0)
+		return i.Exists && (i.Mtime >= limit || i.Ctime >= limit || (i.Ctime%int64(time.Millisecond) == 0 && !fine[i.Dev]))
 	}
 }
 
@@ -301,7 +323,7 @@ func (s *Source) resume() (prev *Snapshot, changed map[string]bool, reuse bool, 
 // Then a walk and an admission now would find what kp holds, but for
 // those stamps. Otherwise nil: the take walks and admits afresh.
 func (s *Source) planHolds(kp *plan, changed map[string]bool) *plan {
-	if racy(kp.fixed, kp.adm.Outside, kp.started) || !unchanged(s.ws, kp.fixed, kp.adm.Outside) {
+	if racy(kp.started, kp.adm.Outside, nil, kp.fixed) || !unchanged(s.ws, kp.fixed, kp.adm.Outside) {
 		return nil
 	}
 	fixed := make(map[string]bool, len(kp.inputs)+len(kp.leftOut))

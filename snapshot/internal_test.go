@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -90,27 +91,51 @@ func appendTo(t *testing.T, path, text string) {
 }
 
 // Stamps from a filesystem with coarse times prove nothing, so such a tree
-// is never trusted unchanged; fine-grained old stamps and missing entries are.
+// is never trusted unchanged; fine-grained old stamps and missing entries
+// are. A whole-millisecond stamp is coarse only where no other stamp on its
+// device is finer: on a fine filesystem it is chance.
 func TestRacyStamps(t *testing.T) {
 	started := time.Now()
 	old := started.Add(-time.Hour).UnixNano()
+	whole := old - old%1e6
+	fineStamp := workspace.Info{Exists: true, Dev: 1, Mtime: old + 123, Ctime: old + 456}
 	cases := []struct {
-		name string
-		info workspace.Info
-		racy bool
+		name  string
+		info  workspace.Info
+		other []workspace.Info // more stamps of the same snapshot
+		racy  bool
 	}{
-		{"old, nanosecond times", workspace.Info{Exists: true, Mtime: old + 123, Ctime: old + 456}, false},
-		{"missing", workspace.Info{}, false},
-		{"changed within the window", workspace.Info{Exists: true, Mtime: old + 1, Ctime: started.Add(-10*time.Millisecond).UnixNano() + 7}, true},
-		{"whole-second times (FAT, ext3)", workspace.Info{Exists: true, Mtime: old - old%1e9, Ctime: old - old%1e9}, true},
-		{"restored whole-second mtime, kernel ctime", workspace.Info{Exists: true, Mtime: old - old%1e9, Ctime: old + 456}, false},
+		{"old, nanosecond times", fineStamp, nil, false},
+		{"missing", workspace.Info{}, nil, false},
+		{"changed within the window", workspace.Info{Exists: true, Mtime: old + 1, Ctime: started.Add(-10*time.Millisecond).UnixNano() + 7}, nil, true},
+		{"whole-second times (FAT, ext3)", workspace.Info{Exists: true, Dev: 1, Mtime: old - old%1e9, Ctime: old - old%1e9}, nil, true},
+		{"restored whole-second mtime, kernel ctime", workspace.Info{Exists: true, Mtime: old - old%1e9, Ctime: old + 456}, nil, false},
+		{"whole milliseconds by chance on a fine device", workspace.Info{Exists: true, Dev: 1, Mtime: whole, Ctime: whole}, []workspace.Info{fineStamp}, false},
+		{"whole milliseconds on a device with only such stamps", workspace.Info{Exists: true, Dev: 2, Mtime: whole, Ctime: whole}, []workspace.Info{fineStamp, {Exists: true, Dev: 2, Mtime: whole - 1e6, Ctime: whole - 1e6}}, true},
+		{"a fine mtime is no evidence of a fine device", workspace.Info{Exists: true, Dev: 2, Mtime: whole, Ctime: whole}, []workspace.Info{{Exists: true, Dev: 2, Mtime: old + 3, Ctime: whole - 1e6}}, true},
+		{"a missing entry is no evidence", workspace.Info{Exists: true, Dev: 0, Mtime: whole, Ctime: whole}, []workspace.Info{{Ctime: old + 1}}, true},
+		{"fine, but within the window", workspace.Info{Exists: true, Dev: 1, Mtime: started.UnixNano() - 5e6, Ctime: started.UnixNano() - 5e6 + 1}, []workspace.Info{fineStamp}, true},
 	}
 	for _, c := range cases {
-		if got := racy([]stamp{{"a.md", c.info}}, nil, started); got != c.racy {
+		stamps := []stamp{{"a.md", c.info}}
+		outside := []policy.Outside{{Path: "/x", Info: c.info}}
+		for i, o := range c.other {
+			stamps = append(stamps, stamp{fmt.Sprintf("o%d.md", i), o})
+			outside = append(outside, policy.Outside{Path: fmt.Sprintf("/o%d", i), Info: o})
+		}
+		if got := racy(started, nil, nil, stamps); got != c.racy {
 			t.Errorf("%s: racy = %v", c.name, got)
 		}
-		if got := racy(nil, []policy.Outside{{Path: "/x", Info: c.info}}, started); got != c.racy {
+		if got := racy(started, outside, nil); got != c.racy {
 			t.Errorf("%s outside: racy = %v", c.name, got)
+		}
+		infos := [][]workspace.Info{{c.info}, c.other}
+		if got := racy(started, nil, infos); got != c.racy {
+			t.Errorf("%s documents: racy = %v", c.name, got)
+		}
+		// Evidence from one part of a snapshot counts for the others.
+		if got := racy(started, nil, [][]workspace.Info{c.other}, []stamp{{"a.md", c.info}}); got != c.racy {
+			t.Errorf("%s, evidence from the documents: racy = %v", c.name, got)
 		}
 	}
 }

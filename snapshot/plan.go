@@ -301,7 +301,7 @@ func assemble(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 		snap.Hidden = col.hidden
 		sort.SliceStable(snap.Hidden, func(i, j int) bool { return guard.Less(snap.Hidden[i].Path, snap.Hidden[j].Path) })
 	}
-	snap.racy = col.unstable || racy(snap.stamps, p.adm.Outside, started) || racyInfos(snap.infos, started)
+	snap.racy = col.unstable || racy(started, p.adm.Outside, snap.infos, snap.stamps)
 	return finish(ctx, ws, snap, p, started, entriesOf(docs), prev)
 }
 
@@ -315,7 +315,7 @@ var assembling, fingerprinting func()
 func finish(ctx context.Context, ws *workspace.Workspace, snap *Snapshot, p *plan, started time.Time, list *entries, prev *Snapshot) (*Snapshot, error) {
 	snap.outside = p.adm.Outside // the session's: its folder answers came from them too
 	snap.unwatched, snap.started = p.fixed, started
-	snap.racyUnwatched = p.unstable || len(snap.Unreadable) > 0 || racy(p.fixed, snap.outside, started)
+	snap.racyUnwatched = p.unstable || len(snap.Unreadable) > 0 || racy(started, snap.outside, nil, p.fixed)
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}

@@ -178,7 +178,7 @@ func replaced(ctx context.Context, ws *workspace.Workspace, p *plan, results []d
 	snap.Omissions = Rows(snap.rows)
 	// What was read again was written since prev was taken, so this is
 	// almost always settled by the first list.
-	snap.racy = racy(news, nil, prev.started) || racy(snap.stamps, p.adm.Outside, prev.started) || racyInfos(snap.infos, prev.started)
+	snap.racy = racy(prev.started, p.adm.Outside, snap.infos, news, snap.stamps)
 	snap, err := finish(ctx, ws, snap, p, prev.started, prev.hashed.list.with(at, by), prev)
 	return snap, true, err
 }

@@ -189,7 +189,7 @@ func take(ctx context.Context, ws *workspace.Workspace, opt Options, fd feed, pr
 	// The policy must have held still while the workspace was read. When no
 	// input it was decided from changed (the same stat proof a warm call
 	// reuses a snapshot on), it did; otherwise admit again and compare.
-	if racy(p.inputs, p.adm.Outside, started) || !unchanged(ws, p.inputs, p.adm.Outside) {
+	if racy(started, p.adm.Outside, nil, p.inputs) || !unchanged(ws, p.inputs, p.adm.Outside) {
 		if err := p.admitAgain(ctx, ws, opt); err != nil {
 			return nil, finished(p, results, prev, started), nil, err
 		}
@@ -272,9 +272,12 @@ func keepable(p *plan, prev *Snapshot, changed map[string]bool) (func(rel string
 		docs[d.Path] = i
 	}
 	stamps := make(map[string]workspace.Info, len(prev.stamps)+len(prev.Docs))
+	fine := fineDevices{}
 	for _, st := range prev.allStamps() {
 		stamps[st.rel] = st.info
+		fine.see(st.info)
 	}
+	recent := recentSince(prev.started, fine)
 	return func(rel string, info workspace.Info) (*graph.Document, any) {
 		i, ok := docs[rel]
 		if !ok {
@@ -286,7 +289,7 @@ func keepable(p *plan, prev *Snapshot, changed map[string]bool) (func(rel string
 			}
 		}
 		old, ok := stamps[rel]
-		if !ok || !workspace.Same(old, info) || racy([]stamp{{rel, old}}, nil, prev.started) {
+		if !ok || !workspace.Same(old, info) || recent(old) {
 			return nil, nil
 		}
 		return prev.Docs[i], prev.Prepared(i)
