@@ -14,9 +14,12 @@
 #    the Windows binary (Debian has no git.exe).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# search is not among them: it reads no file and asks the system nothing
+# (its tests' workspaces are read by snapshot and produce, which run here),
+# so under Wine it would only repeat its Linux run, slower.
 # VIVARY_WINE_PACKAGES runs only the packages it names; VIVARY_WINE_ARGS
 # adds flags to every test run (-test.v for each test's time, say).
-read -r -a packages <<<"${VIVARY_WINE_PACKAGES:-workspace workspace/write snapshot policy guard search produce mcp/adapter}"
+read -r -a packages <<<"${VIVARY_WINE_PACKAGES:-workspace workspace/write snapshot policy guard produce mcp/adapter}"
 shared=${VIVARY_SHARED:-../shared}
 [ -d "$shared/windows" ] || shared=/work/shared
 bash "$shared/windows/run-under-wine.sh" setup
@@ -57,18 +60,21 @@ tops() {
 subs() {
   awk -v p="$1" -v t="$2" '$1 == p && index($2, t "/") == 1 { printf "%s%s", (k++ ? "|" : ""), substr($2, length(t) + 2) }' .ci/wine-skips.txt
 }
-# Every package's tests build for Windows; those below also run.
+# Every package's tests build for Windows; those below also run. Built with
+# the overlay, as those are, so theirs are only linked.
 echo "== wine: building every package's tests for windows/amd64"
 mkdir "$tmp/all" "$tmp/all-mcp"
-GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -o "$tmp/all/" ./...
-(cd mcp && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -o "$tmp/all-mcp/" ./...)
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -overlay "$tmp/overlay.json" -o "$tmp/all/" ./...
+(cd mcp && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -overlay "$tmp/overlay.json" -o "$tmp/all-mcp/" ./...)
 rm -rf "$tmp/all" "$tmp/all-mcp"
 
 # The adapter's tests run the binaries, which they build with go where it
 # runs; here they are built beforehand, as the tests would build them.
+# The binaries are built as released (-trimpath, no overlay), which also
+# finds test.sh's Windows build in the build cache.
 mkdir "$tmp/bin"
-(cd mcp && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -tags vivarytest -o "$tmp/bin/vivary-mcp.exe" ./cmd/vivary-mcp)
-GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o "$tmp/bin/create-vivary.exe" ./cmd/create-vivary
+(cd mcp && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -trimpath -tags vivarytest -o "$tmp/bin/vivary-mcp.exe" ./cmd/vivary-mcp)
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -trimpath -o "$tmp/bin/create-vivary.exe" ./cmd/create-vivary
 export VIVARY_TEST_PREBUILT="Z:${tmp//\//\\}\\bin"
 # Fewer rounds of the freshness tests (their count is coverage, not timing).
 export VIVARY_FRESHNESS_ROUNDS=10
@@ -109,7 +115,7 @@ for pkg in "${packages[@]}"; do
 done
 if [ -z "${VIVARY_WINE_PACKAGES+set}" ] || [ -n "${VIVARY_WINE_E2E:-}" ]; then
   echo "== wine: an MCP session with vivary-mcp.exe (interop/wine.mjs)"
-  (cd mcp && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o "$tmp/vivary-mcp.exe" ./cmd/vivary-mcp)
+  (cd mcp && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -trimpath -o "$tmp/vivary-mcp.exe" ./cmd/vivary-mcp)
   if node interop/wine.mjs "$wine" "$tmp/vivary-mcp.exe" examples/workspace; then
     passed=$((passed + 1))
   else

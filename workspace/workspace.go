@@ -265,8 +265,9 @@ type Reader struct {
 
 // maxHeldDirs bounds the folder handles one Reader keeps open: past it the
 // handles are closed and reopened as needed, so a tree of many folders
-// cannot run the process out of descriptors.
-const maxHeldDirs = 1024
+// cannot run the process out of descriptors. A variable only so tests can
+// pass it without making a thousand folders.
+var maxHeldDirs = 1024
 
 // NewReader returns a batch reader over w.
 func (w *Workspace) NewReader() *Reader { return &Reader{w: w, fds: map[string]int{}} }
