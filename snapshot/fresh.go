@@ -29,7 +29,10 @@ const racyWindow = 50 * time.Millisecond
 // A whole-millisecond stamp on a device that shows finer ones elsewhere is
 // chance, not coarseness: one stamp in 10,000 on NTFS's 100 ns ticks, so a
 // Windows vault of 50,000 notes all but surely holds a few, and judging
-// the tree by them would revalidate it whole on every call.
+// the tree by them would revalidate it whole on every call. A change time
+// in whole seconds is coarse wherever it is (one NTFS stamp in 10^7 is by
+// chance), so a device that mixes second stamps with fine ones, as a FUSE
+// mount may, is never trusted by the fine ones.
 func racy(started time.Time, outside []policy.Outside, infos [][]workspace.Info, stamps ...[]stamp) bool {
 	all := func(yield func(workspace.Info) bool) {
 		for _, o := range outside {
@@ -80,7 +83,8 @@ func (f fineDevices) see(i workspace.Info) {
 func recentSince(started time.Time, fine fineDevices) func(workspace.Info) bool {
 	limit := started.Add(-racyWindow).UnixNano()
 	return func(i workspace.Info) bool {
-		return i.Exists && (i.Mtime >= limit || i.Ctime >= limit || (i.Ctime%int64(time.Millisecond) == 0 && !fine[i.Dev]))
+		return i.Exists && (i.Mtime >= limit || i.Ctime >= limit || i.Ctime%int64(time.Second) == 0 ||
+			(i.Ctime%int64(time.Millisecond) == 0 && !fine[i.Dev]))
 	}
 }
 

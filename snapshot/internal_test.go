@@ -97,7 +97,7 @@ func appendTo(t *testing.T, path, text string) {
 func TestRacyStamps(t *testing.T) {
 	started := time.Now()
 	old := started.Add(-time.Hour).UnixNano()
-	whole := old - old%1e6
+	whole := old - old%1e9 + 7e6 // whole milliseconds, not whole seconds
 	fineStamp := workspace.Info{Exists: true, Dev: 1, Mtime: old + 123, Ctime: old + 456}
 	cases := []struct {
 		name  string
@@ -114,6 +114,7 @@ func TestRacyStamps(t *testing.T) {
 		{"whole milliseconds on a device with only such stamps", workspace.Info{Exists: true, Dev: 2, Mtime: whole, Ctime: whole}, []workspace.Info{fineStamp, {Exists: true, Dev: 2, Mtime: whole - 1e6, Ctime: whole - 1e6}}, true},
 		{"a fine mtime is no evidence of a fine device", workspace.Info{Exists: true, Dev: 2, Mtime: whole, Ctime: whole}, []workspace.Info{{Exists: true, Dev: 2, Mtime: old + 3, Ctime: whole - 1e6}}, true},
 		{"a missing entry is no evidence", workspace.Info{Exists: true, Dev: 0, Mtime: whole, Ctime: whole}, []workspace.Info{{Ctime: old + 1}}, true},
+		{"whole seconds on a device that shows fine stamps", workspace.Info{Exists: true, Dev: 1, Mtime: old - old%1e9, Ctime: old - old%1e9}, []workspace.Info{fineStamp}, true},
 		{"fine, but within the window", workspace.Info{Exists: true, Dev: 1, Mtime: started.UnixNano() - 5e6, Ctime: started.UnixNano() - 5e6 + 1}, []workspace.Info{fineStamp}, true},
 	}
 	for _, c := range cases {
