@@ -20,21 +20,31 @@ type stamp struct {
 const racyWindow = 50 * time.Millisecond
 
 // racy reports stamps that cannot prove a file unchanged: times within the
-// racy window of the start, or a change time in whole milliseconds on a
-// device none of whose other stamps is finer. Linux sets the change time
-// itself, from a clock with nanosecond values; a filesystem that keeps
-// coarse times (FAT, exFAT, some network mounts: seconds) stamps every
-// file in whole milliseconds, and there a rewrite of the same size can
-// leave every stamp as it was. Such a tree is read afresh on every call.
-// A whole-millisecond stamp on a device that shows finer ones elsewhere is
-// chance, not coarseness: one stamp in 10,000 on NTFS's 100 ns ticks, so a
-// Windows vault of 50,000 notes all but surely holds a few, and judging
-// the tree by them would revalidate it whole on every call. A change time
-// in whole seconds is coarse wherever it is (one NTFS stamp in 10^7 is by
-// chance), so a device that mixes second stamps with fine ones, as a FUSE
-// mount may, is never trusted by the fine ones.
+// racy window of the start, or a coarse change time. Linux sets the change
+// time itself, from a clock with nanosecond values; a filesystem that keeps
+// coarse times (FAT, exFAT, some network mounts: seconds) stamps every file
+// in whole milliseconds, and there a rewrite of the same size can leave
+// every stamp as it was. Such a tree is read afresh on every call.
+//
+// A change time in whole seconds is coarse wherever it is (one NTFS stamp
+// in 10^7 falls on one by chance). One in whole milliseconds is coarse
+// unless its device's files show fine times with few exceptions (see
+// keepsFine): one NTFS stamp in 10,000 is whole by chance, so a Windows
+// vault of 50,000 notes all but surely holds a few, and judging the tree
+// by them would revalidate it whole on every call; but a mount that mixes
+// coarse stamps with the odd fine one (a FUSE or cloud mount's cached
+// write) is not vouched for by that one.
 func racy(started time.Time, outside []policy.Outside, infos [][]workspace.Info, stamps ...[]stamp) bool {
+	// The stamps first: readmit's first list is what it read again, which
+	// was written since and settles the answer at once.
 	all := func(yield func(workspace.Info) bool) {
+		for _, ss := range stamps {
+			for _, s := range ss {
+				if !yield(s.info) {
+					return
+				}
+			}
+		}
 		for _, o := range outside {
 			if !yield(o.Info) {
 				return
@@ -47,44 +57,77 @@ func racy(started time.Time, outside []policy.Outside, infos [][]workspace.Info,
 				}
 			}
 		}
-		for _, ss := range stamps {
-			for _, s := range ss {
-				if !yield(s.info) {
-					return
-				}
+	}
+	// The devices are counted only when a whole millisecond is seen:
+	// almost never, and this runs on every edit's answer.
+	stale := staleSince(started, nil)
+	whole := false
+	for i := range all {
+		if stale(i) {
+			if !wholeMillis(i) {
+				return true
 			}
+			whole = true
 		}
 	}
-	fine := fineDevices{}
-	for i := range all {
-		fine.see(i)
+	if !whole {
+		return false
 	}
-	recent := recentSince(started, fine)
+	devs := deviceTimes{}
 	for i := range all {
-		if recent(i) {
+		devs.see(i)
+	}
+	stale = staleSince(started, devs)
+	for i := range all {
+		if stale(i) {
 			return true
 		}
 	}
 	return false
 }
 
-// fineDevices holds the devices seen to keep times finer than a
-// millisecond: some stamp there has a change time with digits below it.
-type fineDevices map[uint64]bool
-
-func (f fineDevices) see(i workspace.Info) {
-	if i.Exists && i.Ctime%int64(time.Millisecond) != 0 {
-		f[i.Dev] = true
-	}
+// wholeMillis is a change time in whole milliseconds but not whole seconds.
+func wholeMillis(i workspace.Info) bool {
+	return i.Ctime%int64(time.Millisecond) == 0 && i.Ctime%int64(time.Second) != 0
 }
 
-// recentSince is whether a stamp is too recent, or too coarse, to prove
-// its file unchanged since started (see racy).
-func recentSince(started time.Time, fine fineDevices) func(workspace.Info) bool {
+// deviceTimes counts, per device, the files whose change time has digits
+// below a millisecond (fine) and those in whole milliseconds (whole).
+// Folders are not counted: what a filesystem or a mount makes up for them
+// says nothing of its files.
+type deviceTimes map[uint64]struct{ fine, whole int }
+
+func (d deviceTimes) see(i workspace.Info) {
+	if !i.Exists || !i.IsRegular() {
+		return
+	}
+	c := d[i.Dev]
+	switch {
+	case i.Ctime%int64(time.Millisecond) != 0:
+		c.fine++
+	case wholeMillis(i):
+		c.whole++
+	default:
+		return
+	}
+	d[i.Dev] = c
+}
+
+// keepsFine is whether dev's files keep fine times: at most one in 1,000
+// in whole milliseconds, ten times what chance gives on NTFS.
+func (d deviceTimes) keepsFine(dev uint64) bool {
+	c := d[dev]
+	return c.fine > 0 && c.whole*1000 <= c.fine+c.whole
+}
+
+// staleSince is whether a stamp is too recent, or too coarse, to prove its
+// file unchanged since started (see racy); with no devices counted, every
+// whole millisecond is coarse.
+func staleSince(started time.Time, devs deviceTimes) func(workspace.Info) bool {
 	limit := started.Add(-racyWindow).UnixNano()
 	return func(i workspace.Info) bool {
 		return i.Exists && (i.Mtime >= limit || i.Ctime >= limit || i.Ctime%int64(time.Second) == 0 ||
-			(i.Ctime%int64(time.Millisecond) == 0 && !fine[i.Dev]))
+			(i.Ctime%int64(time.Millisecond) == 0 && !devs.keepsFine(i.Dev)))
 	}
 }
 

@@ -92,30 +92,48 @@ func appendTo(t *testing.T, path, text string) {
 
 // Stamps from a filesystem with coarse times prove nothing, so such a tree
 // is never trusted unchanged; fine-grained old stamps and missing entries
-// are. A whole-millisecond stamp is coarse only where no other stamp on its
-// device is finer: on a fine filesystem it is chance.
+// are. A whole-millisecond stamp is chance, not coarseness, only on a
+// device whose files keep finer times with few exceptions; a whole second
+// is coarse everywhere.
 func TestRacyStamps(t *testing.T) {
+	const regular = 0o100000 // S_IFREG, as workspace.Info holds it
 	started := time.Now()
-	old := started.Add(-time.Hour).UnixNano()
-	whole := old - old%1e9 + 7e6 // whole milliseconds, not whole seconds
-	fineStamp := workspace.Info{Exists: true, Dev: 1, Mtime: old + 123, Ctime: old + 456}
+	// Old, with digits below the millisecond (never whole by chance).
+	old := started.Add(-time.Hour).Truncate(time.Second).UnixNano() + 500_000_123
+	whole := old - old%1e6 // whole milliseconds, not whole seconds
+	second := old - old%1e9
+	file := func(dev uint64, ctime int64) workspace.Info {
+		return workspace.Info{Exists: true, Mode: regular, Dev: dev, Mtime: ctime, Ctime: ctime}
+	}
+	fines := func(dev uint64, n int) []workspace.Info {
+		out := make([]workspace.Info, n)
+		for i := range out {
+			out[i] = file(dev, old+int64(i)*1e6) // each with old's digits below the millisecond
+		}
+		return out
+	}
+	folder := file(1, old)
+	folder.Mode = 0o040000
 	cases := []struct {
 		name  string
 		info  workspace.Info
 		other []workspace.Info // more stamps of the same snapshot
 		racy  bool
 	}{
-		{"old, nanosecond times", fineStamp, nil, false},
+		{"old, nanosecond times", file(1, old), nil, false},
 		{"missing", workspace.Info{}, nil, false},
-		{"changed within the window", workspace.Info{Exists: true, Mtime: old + 1, Ctime: started.Add(-10*time.Millisecond).UnixNano() + 7}, nil, true},
-		{"whole-second times (FAT, ext3)", workspace.Info{Exists: true, Dev: 1, Mtime: old - old%1e9, Ctime: old - old%1e9}, nil, true},
-		{"restored whole-second mtime, kernel ctime", workspace.Info{Exists: true, Mtime: old - old%1e9, Ctime: old + 456}, nil, false},
-		{"whole milliseconds by chance on a fine device", workspace.Info{Exists: true, Dev: 1, Mtime: whole, Ctime: whole}, []workspace.Info{fineStamp}, false},
-		{"whole milliseconds on a device with only such stamps", workspace.Info{Exists: true, Dev: 2, Mtime: whole, Ctime: whole}, []workspace.Info{fineStamp, {Exists: true, Dev: 2, Mtime: whole - 1e6, Ctime: whole - 1e6}}, true},
-		{"a fine mtime is no evidence of a fine device", workspace.Info{Exists: true, Dev: 2, Mtime: whole, Ctime: whole}, []workspace.Info{{Exists: true, Dev: 2, Mtime: old + 3, Ctime: whole - 1e6}}, true},
-		{"a missing entry is no evidence", workspace.Info{Exists: true, Dev: 0, Mtime: whole, Ctime: whole}, []workspace.Info{{Ctime: old + 1}}, true},
-		{"whole seconds on a device that shows fine stamps", workspace.Info{Exists: true, Dev: 1, Mtime: old - old%1e9, Ctime: old - old%1e9}, []workspace.Info{fineStamp}, true},
-		{"fine, but within the window", workspace.Info{Exists: true, Dev: 1, Mtime: started.UnixNano() - 5e6, Ctime: started.UnixNano() - 5e6 + 1}, []workspace.Info{fineStamp}, true},
+		{"changed within the window", workspace.Info{Exists: true, Mode: regular, Mtime: old + 1, Ctime: started.Add(-10*time.Millisecond).UnixNano() + 7}, nil, true},
+		{"whole-second times (FAT, ext3)", file(1, second), nil, true},
+		{"restored whole-second mtime, kernel ctime", workspace.Info{Exists: true, Mode: regular, Mtime: second, Ctime: old}, nil, false},
+		{"one whole millisecond in two files is too many for chance", file(1, whole), fines(1, 1), true},
+		{"one whole millisecond among 2,000 fine", file(1, whole), fines(1, 2000), false},
+		{"whole seconds on a device that shows fine stamps", file(1, second), fines(1, 2000), true},
+		{"whole milliseconds on a device with only such stamps", file(2, whole), append(fines(1, 5), file(2, whole-1e6)), true},
+		{"one fine stamp among whole milliseconds (a mixed mount)", file(1, whole), append(fines(1, 1), file(1, whole-1e6), file(1, whole-2e6)), true},
+		{"a fine folder is no evidence", file(1, whole), []workspace.Info{folder}, true},
+		{"a fine mtime is no evidence", file(2, whole), []workspace.Info{{Exists: true, Mode: regular, Dev: 2, Mtime: old, Ctime: whole - 1e6}}, true},
+		{"a missing entry is no evidence", file(3, whole), []workspace.Info{{Mode: regular, Dev: 3, Ctime: old}}, true},
+		{"fine, but within the window", file(1, started.UnixNano()-5e6+1), fines(1, 3), true},
 	}
 	for _, c := range cases {
 		stamps := []stamp{{"a.md", c.info}}
@@ -138,6 +156,10 @@ func TestRacyStamps(t *testing.T) {
 		if got := racy(started, nil, [][]workspace.Info{c.other}, []stamp{{"a.md", c.info}}); got != c.racy {
 			t.Errorf("%s, evidence from the documents: racy = %v", c.name, got)
 		}
+	}
+	// Evidence counts for its own device only.
+	if !racy(started, []policy.Outside{{Path: "/x", Info: file(1, old)}}, nil, []stamp{{"a.md", file(2, whole)}}) {
+		t.Error("a fine policy input on another device vouched for a whole-millisecond note")
 	}
 }
 

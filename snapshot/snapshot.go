@@ -272,12 +272,12 @@ func keepable(p *plan, prev *Snapshot, changed map[string]bool) (func(rel string
 		docs[d.Path] = i
 	}
 	stamps := make(map[string]workspace.Info, len(prev.stamps)+len(prev.Docs))
-	fine := fineDevices{}
+	devs := deviceTimes{}
 	for _, st := range prev.allStamps() {
 		stamps[st.rel] = st.info
-		fine.see(st.info)
+		devs.see(st.info)
 	}
-	recent := recentSince(prev.started, fine)
+	stale := staleSince(prev.started, devs)
 	return func(rel string, info workspace.Info) (*graph.Document, any) {
 		i, ok := docs[rel]
 		if !ok {
@@ -289,7 +289,7 @@ func keepable(p *plan, prev *Snapshot, changed map[string]bool) (func(rel string
 			}
 		}
 		old, ok := stamps[rel]
-		if !ok || !workspace.Same(old, info) || recent(old) {
+		if !ok || !workspace.Same(old, info) || stale(old) {
 			return nil, nil
 		}
 		return prev.Docs[i], prev.Prepared(i)
