@@ -113,11 +113,14 @@ func (d deviceTimes) see(i workspace.Info) {
 	d[i.Dev] = c
 }
 
-// keepsFine is whether dev's files keep fine times: at most one in 1,000
-// in whole milliseconds, ten times what chance gives on NTFS.
+// keepsFine is whether dev's files keep fine times: more of them fine
+// than whole, and at most one whole millisecond, and one more per 1,000
+// files (ten times what chance gives on NTFS; a vault of a few hundred
+// notes holds one by chance once in a few dozen). A mount whose files are
+// mostly coarse is coarse whatever few fine stamps it shows.
 func (d deviceTimes) keepsFine(dev uint64) bool {
 	c := d[dev]
-	return c.fine > 0 && c.whole*1000 <= c.fine+c.whole
+	return c.fine > c.whole && c.whole <= 1+(c.fine+c.whole)/1000
 }
 
 // staleSince is whether a stamp is too recent, or too coarse, to prove its
