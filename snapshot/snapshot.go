@@ -11,6 +11,7 @@ package snapshot
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vivary-dev/vivary-go/graph"
@@ -271,13 +272,21 @@ func keepable(p *plan, prev *Snapshot, changed map[string]bool) (func(rel string
 	for i, d := range prev.Docs {
 		docs[d.Path] = i
 	}
-	stamps := make(map[string]workspace.Info, len(prev.stamps)+len(prev.Docs))
-	devs := deviceTimes{}
-	for _, st := range prev.allStamps() {
+	all := prev.allStamps()
+	stamps := make(map[string]workspace.Info, len(all))
+	for _, st := range all {
 		stamps[st.rel] = st.info
-		devs.see(st.info)
 	}
-	stale := staleSince(prev.started, devs)
+	// prev's devices are counted only when a stamp in whole milliseconds
+	// asks (see racy), once, by whichever walker asks first.
+	stale := staleSince(prev.started, nil)
+	staleOnDevice := sync.OnceValue(func() func(workspace.Info) bool {
+		devs := deviceTimes{}
+		for _, st := range all {
+			devs.see(st.info)
+		}
+		return staleSince(prev.started, devs)
+	})
 	return func(rel string, info workspace.Info) (*graph.Document, any) {
 		i, ok := docs[rel]
 		if !ok {
@@ -289,7 +298,7 @@ func keepable(p *plan, prev *Snapshot, changed map[string]bool) (func(rel string
 			}
 		}
 		old, ok := stamps[rel]
-		if !ok || !workspace.Same(old, info) || stale(old) {
+		if !ok || !workspace.Same(old, info) || (stale(old) && (!wholeMillis(old) || staleOnDevice()(old))) {
 			return nil, nil
 		}
 		return prev.Docs[i], prev.Prepared(i)
