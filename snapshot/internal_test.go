@@ -211,3 +211,73 @@ func TestFingerprintIsTheWholeEncoding(t *testing.T) {
 		}
 	}
 }
+
+// A document of the last snapshot is kept unread only when its stamp
+// proves it unchanged: a whole-millisecond stamp does where the device's
+// other files keep finer times, a whole-second one never does, and one
+// among too few files does not.
+func TestKeepableJudgesWholeStampsByTheirDevice(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		notes  int
+		ctime  func(old int64) int64
+		keeps  bool
+		reason string
+	}{
+		{"fine", 5, func(old int64) int64 { return old - old%1e9 + 7e6 + 123 }, true, "a fine old stamp proves the note unchanged"},
+		{"whole millisecond among fine", 5, func(old int64) int64 { return old - old%1e9 + 7e6 }, true, "a chance whole millisecond on a fine device is still proof"},
+		{"whole second", 5, func(old int64) int64 { return old - old%1e9 }, false, "a whole second proves nothing anywhere"},
+		{"whole millisecond alone", 1, func(old int64) int64 { return old - old%1e9 + 7e6 }, false, "with no other file, a whole millisecond may be the filesystem's grain"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			extra := map[string]string{}
+			for i := range c.notes {
+				extra[fmt.Sprintf("notes/n%d.md", i)] = fmt.Sprintf("# N%d\n\nbody\n", i)
+			}
+			root := testws.Thin(t, extra)
+			time.Sleep(80 * time.Millisecond) // past the racy window
+			src := NewSource(testws.Bind(t, root), Options{})
+			defer src.Close()
+			prev, err := src.Snapshot(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := -1
+			for i, d := range prev.Docs {
+				if d.Path == "notes/n0.md" {
+					k = i
+				}
+			}
+			if k < 0 {
+				t.Fatal("notes/n0.md not in the snapshot")
+			}
+			// Only n0.md is a file of this device in the fixture for
+			// "alone": the others are the scaffold's, so count them out.
+			if c.notes == 1 {
+				for i := range prev.Docs {
+					if i != k {
+						prev.infos[i/chunk][i%chunk].Dev++
+					}
+				}
+				for i := range prev.stamps {
+					prev.stamps[i].info.Dev++
+				}
+			}
+			// The other files' stamps are fine, whatever chance made them.
+			for i := range prev.Docs {
+				if o := &prev.infos[i/chunk][i%chunk]; i != k && o.Ctime%1e6 == 0 {
+					o.Ctime += 123
+				}
+			}
+			info := &prev.infos[k/chunk][k%chunk]
+			info.Ctime = c.ctime(info.Ctime)
+			keep, err := keepable(&plan{configFiles: prev.configFiles}, prev, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc, _ := keep("notes/n0.md", *info); (doc != nil) != c.keeps {
+				t.Errorf("kept = %v: %s", doc != nil, c.reason)
+			}
+		})
+	}
+}
