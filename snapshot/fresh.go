@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"iter"
 	"sync"
 	"time"
 
@@ -58,32 +59,28 @@ func racy(started time.Time, outside []policy.Outside, infos [][]workspace.Info,
 			}
 		}
 	}
-	// The devices are counted only when a whole millisecond is seen:
-	// almost never, and this runs on every edit's answer.
-	stale := staleSince(started, nil)
-	whole := false
-	for i := range all {
-		if stale(i) {
-			if !wholeMillis(i) {
-				return true
-			}
-			whole = true
-		}
-	}
-	if !whole {
-		return false
-	}
-	devs := deviceTimes{}
-	for i := range all {
-		devs.see(i)
-	}
-	stale = staleSince(started, devs)
+	stale := staleness(started, all)
 	for i := range all {
 		if stale(i) {
 			return true
 		}
 	}
 	return false
+}
+
+// staleness is staleSince with the devices of all counted (see keepsFine)
+// only when a whole millisecond asks, once: almost never, and racy runs on
+// every edit's answer.
+func staleness(started time.Time, all iter.Seq[workspace.Info]) func(workspace.Info) bool {
+	quick := staleSince(started, nil) // every whole millisecond is coarse
+	counted := sync.OnceValue(func() func(workspace.Info) bool {
+		devs := deviceTimes{}
+		for i := range all {
+			devs.see(i)
+		}
+		return staleSince(started, devs)
+	})
+	return func(i workspace.Info) bool { return quick(i) && (!wholeMillis(i) || counted()(i)) }
 }
 
 // wholeMillis is a change time in whole milliseconds but not whole seconds.

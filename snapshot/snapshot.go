@@ -11,7 +11,6 @@ package snapshot
 import (
 	"context"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/vivary-dev/vivary-go/graph"
@@ -277,15 +276,12 @@ func keepable(p *plan, prev *Snapshot, changed map[string]bool) (func(rel string
 	for _, st := range all {
 		stamps[st.rel] = st.info
 	}
-	// prev's devices are counted only when a stamp in whole milliseconds
-	// asks (see racy), once, by whichever walker asks first.
-	stale := staleSince(prev.started, nil)
-	staleOnDevice := sync.OnceValue(func() func(workspace.Info) bool {
-		devs := deviceTimes{}
+	stale := staleness(prev.started, func(yield func(workspace.Info) bool) {
 		for _, st := range all {
-			devs.see(st.info)
+			if !yield(st.info) {
+				return
+			}
 		}
-		return staleSince(prev.started, devs)
 	})
 	return func(rel string, info workspace.Info) (*graph.Document, any) {
 		i, ok := docs[rel]
@@ -298,7 +294,7 @@ func keepable(p *plan, prev *Snapshot, changed map[string]bool) (func(rel string
 			}
 		}
 		old, ok := stamps[rel]
-		if !ok || !workspace.Same(old, info) || (stale(old) && (!wholeMillis(old) || staleOnDevice()(old))) {
+		if !ok || !workspace.Same(old, info) || stale(old) {
 			return nil, nil
 		}
 		return prev.Docs[i], prev.Prepared(i)
