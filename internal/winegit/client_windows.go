@@ -36,6 +36,12 @@ func main() {
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
 		fail(err)
 	}
+	// The end of the request, so that the server can read it whole: a
+	// server that closes with bytes unread (the encoder's newline, say)
+	// sends a reset, which can discard its answer before it is read.
+	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+		fail(err)
+	}
 	var resp response
 	if err := json.NewDecoder(conn).Decode(&resp); err != nil {
 		fail(err)

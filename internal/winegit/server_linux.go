@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"os"
@@ -45,8 +46,12 @@ func main() {
 
 func serve(conn net.Conn) {
 	defer conn.Close()
+	// The whole request, to the client's half-close: closing with any of
+	// it unread would reset the connection (see the client).
+	raw, err := io.ReadAll(io.LimitReader(conn, 1<<30))
 	var req request
-	if err := json.NewDecoder(conn).Decode(&req); err != nil {
+	if err != nil || json.Unmarshal(raw, &req) != nil {
+		log.Printf("winegit: a request could not be read: %v", err)
 		return
 	}
 	json.NewEncoder(conn).Encode(run(req))
