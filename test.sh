@@ -64,7 +64,7 @@ if [ -n "$unformatted" ]; then
   echo "$unformatted" >&2
   exit 1
 fi
-echo "== staticcheck (pinned)"
+echo "== staticcheck (pinned) (at ${SECONDS} s)"
 for dir in $(go list -m -f '{{.Dir}}'); do
   (cd "$dir" && go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...)
 done
@@ -72,23 +72,23 @@ done
 # every other package runs once without it (a second plain run of the same
 # tests would only repeat them).
 race='/(capsule|policy|produce|snapshot|workspace|search)(/|$)'
-echo "== vet"
+echo "== vet (at ${SECONDS} s)"
 go vet ./...
 go vet -tags vivary_faults ./cmd/create-vivary # the crash-test build, else never compiled
 (cd mcp && go vet ./...)
-echo "== tests"
+echo "== tests (at ${SECONDS} s)"
 go test -count=1 $(go list ./... | grep -Ev "$race")
-echo "== tests under the race detector"
+echo "== tests under the race detector (at ${SECONDS} s)"
 go test -count=1 -race $(go list ./... | grep -E "$race")
 (cd mcp && go test -count=1 -race ./...)
 
 # With the release archives' flags (CGO off, -trimpath, as .goreleaser.yaml
 # builds them), so CI's release snapshot after this finds these packages
 # compiled in the build cache instead of compiling them a second time.
-echo "== portability (macOS build)"
+echo "== portability (macOS build) (at ${SECONDS} s)"
 GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 go build -trimpath ./...
 (cd mcp && GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 go build -trimpath ./...)
-echo "== portability (Windows build and vet)"
+echo "== portability (Windows build and vet) (at ${SECONDS} s)"
 for arch in amd64 arm64; do
   GOOS=windows GOARCH=$arch CGO_ENABLED=0 go build -trimpath ./...
   (cd mcp && GOOS=windows GOARCH=$arch CGO_ENABLED=0 go build -trimpath ./...)
@@ -96,12 +96,12 @@ done
 GOOS=windows CGO_ENABLED=0 go vet -trimpath ./...
 (cd mcp && GOOS=windows CGO_ENABLED=0 go vet -trimpath ./...)
 
-echo "== interop (TypeScript SDK clients)"
+echo "== interop (TypeScript SDK clients) (at ${SECONDS} s)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/vivary-mcp" ./mcp/cmd/vivary-mcp
 go build -tags vivarytest -o "$tmp/vivary-mcp-test" ./mcp/cmd/vivary-mcp # holds an answer, for the progress check
 cp -r examples/workspace "$tmp/ws"
 node interop/drive.mjs "$tmp/vivary-mcp" "$tmp/ws" "$tmp/vivary-mcp-test"
-echo "== interop (Claude Code and Gemini CLI, configured from the README)"
+echo "== interop (Claude Code and Gemini CLI, configured from the README) (at ${SECONDS} s)"
 node interop/hosts.mjs README.md "$tmp" "$tmp/ws"
