@@ -14,12 +14,14 @@
 #    the Windows binary (Debian has no git.exe).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# search is not among them: it reads no file and asks the system nothing
-# (its tests' workspaces are read by snapshot and produce, which run here),
-# so under Wine it would only repeat its Linux run, slower.
+# search and guard are not among them: they read no file and ask the
+# system nothing (their tests' workspaces are read by snapshot and produce,
+# which run here), so under Wine they would only repeat their Linux runs,
+# slower. guard's one Windows rule (names and roots in Windows' forms) is
+# a switch its Linux tests turn on (ShapeOKOn, ContainsRootOn).
 # VIVARY_WINE_PACKAGES runs only the packages it names; VIVARY_WINE_ARGS
 # adds flags to every test run (-test.v for each test's time, say).
-read -r -a packages <<<"${VIVARY_WINE_PACKAGES:-workspace workspace/write snapshot policy guard produce mcp/adapter}"
+read -r -a packages <<<"${VIVARY_WINE_PACKAGES:-produce snapshot mcp/adapter policy workspace/write workspace}"
 shared=${VIVARY_SHARED:-../shared}
 [ -d "$shared/windows" ] || shared=/work/shared
 bash "$shared/windows/run-under-wine.sh" setup
@@ -78,20 +80,17 @@ GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -trimpath -o "$tmp/bin/create-v
 export VIVARY_TEST_PREBUILT="Z:${tmp//\//\\}\\bin"
 # Fewer rounds of the freshness tests (their count is coverage, not timing).
 export VIVARY_FRESHNESS_ROUNDS=10
-passed=0
-failed=0
-for pkg in "${packages[@]}"; do
-  mod=.
-  if [[ $pkg == mcp/* ]]; then mod=mcp; fi
+# test_package PKG: runs PKG's Windows test binary, built beforehand.
+test_package() {
+  local pkg=$1 exe r try start names ok=true log
   exe="$tmp/$(echo "$pkg" | tr / _).test.exe"
-  (cd "$mod" && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -overlay "$tmp/overlay.json" -o "$exe" "./${pkg#mcp/}")
+  log="$tmp/$(echo "$pkg" | tr / _).run.log"
   # One run without every listed test, then one per parent of listed
   # subtests, without those.
-  runs=("-test.skip=^($(tops "$pkg"))\$")
+  local runs=("-test.skip=^($(tops "$pkg"))\$")
   for parent in $(awk -v p="$pkg" '$1 == p && $2 ~ /\// { split($2, n, "/"); if (!seen[n[1]]++) print n[1] }' .ci/wine-skips.txt); do
     runs+=("-test.run=^$parent\$ -test.skip=^$parent\$/^($(subs "$pkg" "$parent"))\$")
   done
-  ok=true
   for r in "${runs[@]}"; do
     echo "== wine: $pkg $r"
     # A run that fails runs again, twice at most, and only its failed
@@ -103,16 +102,18 @@ for pkg in "${packages[@]}"; do
     while :; do
       start=$SECONDS
       # shellcheck disable=SC2086 # r is one or two flags, VIVARY_WINE_ARGS any
-      if (cd "$pkg" && timeout 1200 "$wine" "$exe" -test.count=1 -test.short -test.timeout=15m $r ${VIVARY_WINE_ARGS:-}) | tee "$tmp/run.log"; then
+      if (cd "$pkg" && timeout 1200 "$wine" "$exe" -test.count=1 -test.short -test.timeout=15m $r ${VIVARY_WINE_ARGS:-}) >"$log" 2>&1; then
+        cat "$log"
         echo "== wine: $pkg passed in $((SECONDS - start)) s"
         break
       fi
+      cat "$log"
       if [ "$try" -eq 3 ]; then
         ok=false
         break
       fi
       try=$((try + 1))
-      names=$(sed -n 's/^--- FAIL: \([^ ]*\).*/\1/p' "$tmp/run.log" | sort -u | paste -sd'|' -)
+      names=$(sed -n 's/^--- FAIL: \([^ ]*\).*/\1/p' "$log" | sort -u | paste -sd'|' -)
       if [ -n "$names" ] && [[ $r != -test.run=* ]]; then
         r="$r -test.run=^($names)\$"
       fi
@@ -120,12 +121,45 @@ for pkg in "${packages[@]}"; do
     done
   done
   if $ok; then
-    passed=$((passed + 1))
+    echo "pass $pkg" >>"$tmp/results"
   else
-    failed=$((failed + 1))
+    echo "fail $pkg" >>"$tmp/results"
     echo "== wine: $pkg FAILED"
   fi
+}
+
+for pkg in "${packages[@]}"; do
+  mod=.
+  if [[ $pkg == mcp/* ]]; then mod=mcp; fi
+  (cd "$mod" && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -overlay "$tmp/overlay.json" \
+    -o "$tmp/$(echo "$pkg" | tr / _).test.exe" "./${pkg#mcp/}")
 done
+# Three packages at a time, lane N taking every third package of the list
+# from the Nth (longest first, so the lanes come out about even). A Wine
+# test mostly waits (on Wine's server, on git through the bridge): one
+# keeps about half a core busy, and three lanes took 261 s where one took
+# about 400. Each lane's output is shown whole at the end;
+# VIVARY_WINE_LANES=1 runs the packages one after the other.
+lanes=${VIVARY_WINE_LANES:-3}
+touch "$tmp/results"
+lane_pids=()
+for ((lane = 0; lane < lanes; lane++)); do
+  (
+    for i in "${!packages[@]}"; do
+      if [ $((i % lanes)) -eq "$lane" ]; then test_package "${packages[$i]}"; fi
+    done
+  ) >"$tmp/lane$lane.log" 2>&1 &
+  lane_pids+=("$!")
+done
+for pid in "${lane_pids[@]}"; do wait "$pid" || true; done
+for ((lane = 0; lane < lanes; lane++)); do cat "$tmp/lane$lane.log"; done
+passed=$(grep -c '^pass ' "$tmp/results" || true)
+failed=$(grep -c '^fail ' "$tmp/results" || true)
+# Every package must have said how it went (a lane that died says nothing).
+if [ $((passed + failed)) -ne ${#packages[@]} ]; then
+  echo "== wine: $((${#packages[@]} - passed - failed)) packages never finished"
+  failed=$((${#packages[@]} - passed))
+fi
 if [ -z "${VIVARY_WINE_PACKAGES+set}" ] || [ -n "${VIVARY_WINE_E2E:-}" ]; then
   echo "== wine: an MCP session with vivary-mcp.exe (interop/wine.mjs)"
   (cd mcp && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -trimpath -o "$tmp/vivary-mcp.exe" ./cmd/vivary-mcp)
