@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vivary-dev/vivary-go/reason"
 )
 
 // coreConfigCases are config files (the repository's, the user's global)
@@ -90,11 +92,47 @@ func checkCoreConfig(t *testing.T, i int, repo, global string) (apart bool) {
 	env := []string{"PATH=" + gitPath, "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}
 	ctx := context.Background()
 	askedApart = func() { apart = true }
-	ex, fold := coreConfig(ctx, root, env)
+	ex, fold, err := coreConfig(ctx, root, env)
 	askedApart = nil
-	wantEx, wantFold := coreConfigApart(ctx, root, env)
+	wantEx, wantFold, wantErr := coreConfigApart(ctx, root, env)
+	if err != nil || wantErr != nil {
+		t.Fatalf("case %d: git config did not run: %v, %v", i, err, wantErr)
+	}
 	if ex != wantEx || fold != wantFold {
 		t.Errorf("case %d (repo %q, global %q): one question says %q %v, the typed questions %q %v", i, repo, global, ex, fold, wantEx, wantFold)
 	}
 	return apart
+}
+
+// TestCoreConfigThatDidNotRunIsNoAnswer: a git config that could not start
+// or was ended before its exit said nothing about the user's excludes
+// file. Read as "unset", it would drop that file's rules, and a cold call
+// on a busy machine whose git ran out of time would serve what the user's
+// own Git ignores.
+func TestCoreConfigThatDidNotRunIsNoAnswer(t *testing.T) {
+	home := t.TempDir()
+	root := filepath.Join(home, "ws")
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[core]\n\texcludesFile = ~/private-ignore\n\tignoreCase = 2\n"), 0o644)
+	env := []string{"PATH=" + gitPath, "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name, ask := range map[string]func(context.Context, string, []string) (string, bool, error){
+		"one question": coreConfig, "two questions": coreConfigApart,
+	} {
+		if ex, _, err := ask(ended, root, env); err == nil {
+			t.Errorf("%s, its git ended before it ran: excludes %q and no error, want an error", name, ex)
+		}
+		ex, _, err := ask(context.Background(), root, env)
+		if err != nil || !strings.HasSuffix(ex, "private-ignore") {
+			t.Errorf("%s: %q, %v; want the excludes file", name, ex, err)
+		}
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	if ex, _, _, err := userExcludes(ended, root); err == nil || reason.Of(err) != reason.ProducerUnavailable {
+		t.Errorf("userExcludes on an ended call: %q, %v; want producer_unavailable", ex, err)
+	}
 }

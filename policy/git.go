@@ -147,10 +147,10 @@ type Outside struct {
 // It also reports the user's effective core.ignoreCase: the producers' own
 // git reads no global config, yet a global ignoreCase makes the user's Git
 // ignore Diary.md for a "diary.md" rule, so it must make ours ignore it too.
-func userExcludes(ctx context.Context, root string) (string, []Outside, bool) {
+func userExcludes(ctx context.Context, root string) (string, []Outside, bool, error) {
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
-		return "", nil, false
+		return "", nil, false, nil
 	}
 	xdg := os.Getenv("XDG_CONFIG_HOME")
 	if xdg == "" {
@@ -163,21 +163,27 @@ func userExcludes(ctx context.Context, root string) (string, []Outside, bool) {
 	stat(filepath.Join(home, ".gitconfig"))
 	stat(filepath.Join(xdg, "git", "config"))
 	env := append([]string{"PATH=" + gitPath, "HOME=" + home, "XDG_CONFIG_HOME=" + xdg, "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}, osGitEnv()...)
-	excludes, ignoreCase := coreConfig(ctx, root, env)
+	excludes, ignoreCase, err := coreConfig(ctx, root, env)
+	if err != nil {
+		if ctx.Err() != nil {
+			err = reason.Wrap(reason.ProducerUnavailable, "the call was cancelled", ctx.Err())
+		}
+		return "", nil, false, err
+	}
 	if excludes != "" {
 		if filepath.IsAbs(excludes) {
 			// Git for Windows prints C:/Users/…: one spelling of a path.
 			excludes = filepath.Clean(excludes)
 			stat(excludes)
 		}
-		return excludes, inputs, ignoreCase
+		return excludes, inputs, ignoreCase, nil
 	}
 	p := filepath.Join(xdg, "git", "ignore")
 	stat(p)
 	if inputs[len(inputs)-1].Info.Exists {
-		return p, inputs, ignoreCase
+		return p, inputs, ignoreCase, nil
 	}
-	return "", inputs, ignoreCase
+	return "", inputs, ignoreCase, nil
 }
 
 // coreConfig is the user's Git's core.excludesFile (as `git config --path
@@ -186,7 +192,7 @@ func userExcludes(ctx context.Context, root string) (string, []Outside, bool) {
 // one git process: a cold call waits for it. A value that one plain listing
 // cannot settle the way Git would (a valueless or numeric boolean, a path
 // Git cannot expand) is asked the two questions apart, as coreConfigApart.
-func coreConfig(ctx context.Context, root string, env []string) (string, bool) {
+func coreConfig(ctx context.Context, root string, env []string) (string, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	// --type=path expands the excludes file and leaves a boolean's text as
@@ -194,9 +200,12 @@ func coreConfig(ctx context.Context, root string, env []string) (string, bool) {
 	cmd := exec.CommandContext(ctx, lookGit(), "-C", root, "config", "-z", "--type=path", "--get-regexp", `^core\.(excludesfile|ignorecase)$`)
 	cmd.Env = env
 	out, err := outputTree(cmd)
+	if notRun(ctx, err) {
+		return "", false, err
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 1 && len(out) == 0 {
-		return "", false // neither is set
+		return "", false, nil // neither is set
 	}
 	if err != nil {
 		return coreConfigApart(ctx, root, env)
@@ -220,13 +229,13 @@ func coreConfig(ctx context.Context, root string, env []string) (string, bool) {
 		}
 	}
 	if !foldSet {
-		return excludes, false
+		return excludes, false, nil
 	}
 	switch strings.ToLower(fold) {
 	case "true", "yes", "on", "1":
-		return excludes, true
+		return excludes, true, nil
 	case "false", "no", "off", "0", "":
-		return excludes, false
+		return excludes, false, nil
 	}
 	return coreConfigApart(ctx, root, env)
 }
@@ -236,7 +245,7 @@ var askedApart func()
 
 // coreConfigApart asks coreConfig's two questions in two git processes,
 // each read by Git's own typing.
-func coreConfigApart(ctx context.Context, root string, env []string) (string, bool) {
+func coreConfigApart(ctx context.Context, root string, env []string) (string, bool, error) {
 	if askedApart != nil {
 		askedApart()
 	}
@@ -245,10 +254,30 @@ func coreConfigApart(ctx context.Context, root string, env []string) (string, bo
 	fold := exec.CommandContext(ctx, lookGit(), "-C", root, "config", "--type=bool", "--get", "core.ignoreCase")
 	fold.Env = env
 	out, err := outputTree(fold)
+	if notRun(ctx, err) {
+		return "", false, err
+	}
 	ignoreCase := err == nil && string(out) == "true\n"
+	out, err = outputTree(cmd)
+	if notRun(ctx, err) {
+		return "", false, err
+	}
 	var excludes string
-	if out, err := outputTree(cmd); err == nil {
+	if err == nil {
 		excludes = strings.TrimSuffix(string(out), "\n")
 	}
-	return excludes, ignoreCase
+	return excludes, ignoreCase, nil
+}
+
+// notRun reports a git that did not run to an exit of its own: it could
+// not start, or was ended (its time ran out, the call was cancelled). Its
+// silence says nothing of the user's config, so it must not read as
+// "unset": that would drop the user's excludes file, and serve what their
+// own Git ignores.
+func notRun(ctx context.Context, err error) bool {
+	if err == nil {
+		return false
+	}
+	var ee *exec.ExitError
+	return ctx.Err() != nil || !errors.As(err, &ee) || ee.ExitCode() < 0
 }

@@ -164,14 +164,18 @@ func modeAndExcludes(ctx context.Context, ws *workspace.Workspace) (Mode, gitSit
 	var outside []Outside
 	var ignoreCase bool
 	done := make(chan struct{})
+	var userErr error
 	go func() {
 		defer close(done)
-		excludes, outside, ignoreCase = userExcludes(ctx, ws.Root())
+		excludes, outside, ignoreCase, userErr = userExcludes(ctx, ws.Root())
 	}()
 	mode, site, err := detectMode(ctx, ws)
 	<-done
 	if err != nil || mode == ModeThin {
 		return mode, gitSite{}, "", err
+	}
+	if userErr != nil {
+		return "", gitSite{}, "", gitFailed(userErr, "git could not be asked for your own Git's excludes file (core.excludesFile), so what it hides is unknown")
 	}
 	// Git reads a relative excludes file from the worktree root.
 	if excludes != "" && !filepath.IsAbs(excludes) {
