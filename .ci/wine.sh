@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 # a switch its Linux tests turn on (ShapeOKOn, ContainsRootOn).
 # VIVARY_WINE_PACKAGES runs only the packages it names; VIVARY_WINE_ARGS
 # adds flags to every test run (-test.v for each test's time, say).
-read -r -a packages <<<"${VIVARY_WINE_PACKAGES:-produce snapshot mcp/adapter policy workspace/write workspace}"
+read -r -a packages <<<"${VIVARY_WINE_PACKAGES:-produce snapshot mcp/adapter workspace/write workspace policy}"
 shared=${VIVARY_SHARED:-../shared}
 [ -d "$shared/windows" ] || shared=/work/shared
 bash "$shared/windows/run-under-wine.sh" setup
@@ -62,14 +62,8 @@ tops() {
 subs() {
   awk -v p="$1" -v t="$2" '$1 == p && index($2, t "/") == 1 { printf "%s%s", (k++ ? "|" : ""), substr($2, length(t) + 2) }' .ci/wine-skips.txt
 }
-# Every package's tests build for Windows; those below also run. Built with
-# the overlay, as those are, so theirs are only linked.
-echo "== wine: building every package's tests for windows/amd64"
-mkdir "$tmp/all" "$tmp/all-mcp"
-GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -overlay "$tmp/overlay.json" -o "$tmp/all/" ./...
-(cd mcp && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -overlay "$tmp/overlay.json" -o "$tmp/all-mcp/" ./...)
-rm -rf "$tmp/all" "$tmp/all-mcp"
-
+# Every package's tests compile for Windows: test.sh's Windows vet
+# type-checks them all; those below are also built and run.
 # The adapter's tests run the binaries, which they build with go where it
 # runs; here they are built beforehand, as the tests would build them.
 # The binaries are built as released (-trimpath, no overlay), which also
@@ -128,6 +122,7 @@ test_package() {
   fi
 }
 
+echo "== wine: building the tests of ${packages[*]} for windows/amd64"
 for pkg in "${packages[@]}"; do
   mod=.
   if [[ $pkg == mcp/* ]]; then mod=mcp; fi
@@ -135,10 +130,11 @@ for pkg in "${packages[@]}"; do
     -o "$tmp/$(echo "$pkg" | tr / _).test.exe" "./${pkg#mcp/}")
 done
 # Three packages at a time, lane N taking every third package of the list
-# from the Nth (longest first, so the lanes come out about even). A Wine
-# test mostly waits (on Wine's server, on git through the bridge): one
-# keeps about half a core busy, and three lanes took 261 s where one took
-# about 400. Each lane's output is shown whole at the end;
+# from the Nth: produce, snapshot and the adapter lead the lanes, as the
+# longest, with the short ones after them. A Wine test mostly waits (on
+# Wine's server, on git through the bridge): the whole tree used 182 CPU
+# seconds in 316 s of two lanes, and three lanes took 261 s where one
+# took about 400. Each lane's output is shown whole at the end;
 # VIVARY_WINE_LANES=1 runs the packages one after the other.
 lanes=${VIVARY_WINE_LANES:-3}
 touch "$tmp/results"
