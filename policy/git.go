@@ -192,6 +192,7 @@ func userExcludes(ctx context.Context, root string) (string, []Outside, bool, er
 // one git process: a cold call waits for it. A value that one plain listing
 // cannot settle the way Git would (a valueless or numeric boolean, a path
 // Git cannot expand) is asked the two questions apart, as coreConfigApart.
+// A git that did not run to an exit of its own is an error (notRun).
 func coreConfig(ctx context.Context, root string, env []string) (string, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
