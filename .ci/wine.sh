@@ -74,11 +74,13 @@ GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -trimpath -o "$tmp/bin/create-v
 export VIVARY_TEST_PREBUILT="Z:${tmp//\//\\}\\bin"
 # Fewer rounds of the freshness tests (their count is coverage, not timing).
 export VIVARY_FRESHNESS_ROUNDS=10
+# built PKG: where PKG's Windows test binary is built.
+built() { echo "$tmp/$(echo "$1" | tr / _).test.exe"; }
 # test_package PKG: runs PKG's Windows test binary, built beforehand.
 test_package() {
-  local pkg=$1 exe r try start names ok=true log
-  exe="$tmp/$(echo "$pkg" | tr / _).test.exe"
-  log="$tmp/$(echo "$pkg" | tr / _).run.log"
+  local pkg=$1 exe r try start names ok=true log passed_run
+  exe=$(built "$pkg")
+  log="$exe.log"
   # One run without every listed test, then one per parent of listed
   # subtests, without those.
   local runs=("-test.skip=^($(tops "$pkg"))\$")
@@ -96,12 +98,13 @@ test_package() {
     while :; do
       start=$SECONDS
       # shellcheck disable=SC2086 # r is one or two flags, VIVARY_WINE_ARGS any
-      if (cd "$pkg" && timeout 1200 "$wine" "$exe" -test.count=1 -test.short -test.timeout=15m $r ${VIVARY_WINE_ARGS:-}) >"$log" 2>&1; then
-        cat "$log"
+      passed_run=true
+      (cd "$pkg" && timeout 1200 "$wine" "$exe" -test.count=1 -test.short -test.timeout=15m $r ${VIVARY_WINE_ARGS:-}) >"$log" 2>&1 || passed_run=false
+      cat "$log"
+      if $passed_run; then
         echo "== wine: $pkg passed in $((SECONDS - start)) s"
         break
       fi
-      cat "$log"
       if [ "$try" -eq 3 ]; then
         ok=false
         break
@@ -126,14 +129,13 @@ echo "== wine: building the tests of ${packages[*]} for windows/amd64"
 for pkg in "${packages[@]}"; do
   mod=.
   if [[ $pkg == mcp/* ]]; then mod=mcp; fi
-  (cd "$mod" && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -overlay "$tmp/overlay.json" \
-    -o "$tmp/$(echo "$pkg" | tr / _).test.exe" "./${pkg#mcp/}")
+  (cd "$mod" && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -overlay "$tmp/overlay.json" -o "$(built "$pkg")" "./${pkg#mcp/}")
 done
 # Three packages at a time, lane N taking every third package of the list
 # from the Nth: produce, snapshot and the adapter lead the lanes, as the
 # longest, with the short ones after them. A Wine test mostly waits (on
 # Wine's server, on git through the bridge): the whole tree used 182 CPU
-# seconds in 316 s of two lanes, and three lanes took 261 s where one
+# seconds in 316 s of two lanes, and three lanes took 253 s where one
 # took about 400. Each lane's output is shown whole at the end;
 # VIVARY_WINE_LANES=1 runs the packages one after the other.
 lanes=${VIVARY_WINE_LANES:-3}
