@@ -3,7 +3,6 @@ package graph
 import (
 	"errors"
 	"maps"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -119,11 +118,6 @@ func DeriveID(rel, rootName string) string {
 	return Slugify(base)
 }
 
-// headingRe is the reference's r"^#\s+(.+)$" (re.M) with Python's \s
-// (RE2's is ASCII only). Go's regexp picks the submatch a backtracking
-// engine would, so "#\nText" is a heading of "Text" here too.
-var headingRe = regexp.MustCompile(`(?m)^#` + guard.SpaceClass + `+(.+)$`)
-
 // DeriveTitle is the first "# " heading of the body outside fenced code
 // blocks, stripped and trimmed to 512 characters, else name (the file name
 // as written, without its extension). A heading of only spaces gives "",
@@ -137,18 +131,62 @@ func DeriveTitle(body, name string) string {
 		fences = fencedRanges(body)
 	}
 	for off := 0; off < len(body); {
-		m := headingRe.FindStringSubmatchIndex(body[off:])
-		if m == nil {
+		at, g0, g1 := nextHeading(body, off)
+		if at < 0 {
 			break
 		}
-		if !inRanges(fences, off+m[0]) {
-			return TrimText(guard.TrimSpace(body[off+m[2]:off+m[3]]), limits.MaxTitleChars)
+		if !inRanges(fences, at) {
+			return TrimText(guard.TrimSpace(body[g0:g1]), limits.MaxTitleChars)
 		}
 		// The match ends before a line break (or at the end), so the rest
 		// never starts a line the search would take for a new one.
-		off += m[1]
+		off = g1
 	}
 	return name
+}
+
+// nextHeading is the first match at or after from of the reference's
+// r"^#\s+(.+)$" (re.M, Python's \s): the index of its '#' and the bounds of
+// its group, or at -1. from is 0 or the end of an earlier match. It finds
+// what Go's regexp would (headingRe in the tests, FuzzDeriveTitleAgrees)
+// without running one: the regexp was a fifth of Analyze in a cold call.
+func nextHeading(body string, from int) (at, g0, g1 int) {
+	for i := from; i < len(body); i++ {
+		j := strings.IndexByte(body[i:], '#')
+		if j < 0 {
+			break
+		}
+		if i += j; i > 0 && body[i-1] != '\n' {
+			continue
+		}
+		// \s+ takes the longest run of spaces (line breaks too) that
+		// leaves (.+) a first rune other than a line break, and (.+)$ then
+		// runs to the end of that line.
+		p := -1
+		k := i + 1
+		for k < len(body) {
+			r, w := utf8.DecodeRuneInString(body[k:])
+			if !guard.IsSpace(r) {
+				break
+			}
+			if k > i+1 && body[k] != '\n' {
+				p = k
+			}
+			k += w
+		}
+		if k > i+1 && k < len(body) {
+			p = k
+		}
+		if p < 0 {
+			continue
+		}
+		e := strings.IndexByte(body[p:], '\n')
+		if e < 0 {
+			return i, p, len(body)
+		}
+		return i, p, p + e
+	}
+	return -1, 0, 0
 }
 
 // fencedRanges are the byte ranges of the fenced code blocks of body: from

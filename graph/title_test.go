@@ -1,12 +1,19 @@
 package graph
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/vivary-dev/vivary-go/guard"
 	"github.com/vivary-dev/vivary-go/limits"
 )
+
+// headingRe is the reference's r"^#\s+(.+)$" (re.M) with Python's \s
+// (RE2's is ASCII only). Go's regexp picks the submatch a backtracking
+// engine would, so "#\nText" is a heading of "Text" here too. nextHeading
+// is held to it.
+var headingRe = regexp.MustCompile(`(?m)^#` + guard.SpaceClass + `+(.+)$`)
 
 // titleByListing is DeriveTitle as first written: every heading listed,
 // the first outside the fences taken. DeriveTitle stops at the first.
@@ -25,6 +32,7 @@ func FuzzDeriveTitleAgrees(f *testing.F) {
 		"# Title\n\ntext", "```\n# not\n```\n# Yes\n", "~~~\n# a\n", "#\nText", "intro\n#  Spaced \r\n",
 		"   ```sh\n# c\n   ```\n# T", "````\n```\n# in\n````\n# out", "#\u00a0nbsp\n", "## two\n# one",
 		"```\n#\n```\n#\nafter", "x\n#", "#  \n# real",
+		"#  \n", "# \n\n x", "#\n\n", "# \u00a0", "#\u3000\u3000", "a#\n# b", "##  x\n#\t\ty", "#\r\n", "# \xff\n",
 	} {
 		f.Add(s)
 	}
