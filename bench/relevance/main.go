@@ -14,7 +14,10 @@
 // held-out half is the figure to trust.
 //
 // While tuning, -tune leaves the held-out halves out of every line, so
-// that they stay unseen until the figures are reported.
+// that they stay unseen until the figures are reported. -v prints each
+// question's rank, top three and judged answers, for the tune halves and
+// the unsplit sets only: a held-out question read once is a question
+// tuned on.
 //
 //	go run ./bench/relevance [-tldr DIR] [-notes N] [-only NAME] [-tune] [-v]
 package main
@@ -54,7 +57,7 @@ func main() {
 	tldr := flag.String("tldr", "", "the tldr pages/common folder (default: ../shared/corpora/tldr/pages/common beside the repository)")
 	notes := flag.Int("notes", 2000, "generated notes around the planted answers")
 	only := flag.String("only", "", "measure only the corpora whose name holds this")
-	verbose := flag.Bool("v", false, "print every question's rank")
+	verbose := flag.Bool("v", false, "print each question's rank and answers (never a held-out question's)")
 	tuneOnly = flag.Bool("tune", false, "leave the held-out halves out (while tuning)")
 	flag.Parse()
 	tmp, err := os.MkdirTemp("", "vivary-relevance-")
@@ -254,12 +257,12 @@ func run(name, root string, qs []question, key func(path string) string, split, 
 			continue
 		}
 		outs = append(outs, o)
-		if verbose {
+		if verbose && o.half != "held-out" {
 			top := ""
 			if len(got) > 0 {
 				top = strings.Join(got[:min(3, len(got))], " ")
 			}
-			fmt.Printf("  %-8s %-4s vivary %2d  baseline %2d  bm25 %2d  %-62q top: %s\n", o.half, q.style[:2], o.ranks[0], o.ranks[1], o.ranks[2], q.text, top)
+			fmt.Printf("  %-8s %-4s vivary %2d  baseline %2d  bm25 %2d  %-62q top: %s  want: %s\n", o.half, q.style[:2], o.ranks[0], o.ranks[1], o.ranks[2], q.text, top, strings.Join(q.answers, " "))
 		}
 	}
 	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
