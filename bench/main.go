@@ -67,16 +67,21 @@ type cold struct {
 
 // spawnInterleaved runs every command once per round, n rounds, so a drift
 // in the machine's state (other load, page cache, frequency) falls on every
-// command alike and the ratios stay comparable.
+// command alike and the ratios stay comparable. A first round is not
+// counted: whichever command ran first after the tree was written or
+// evicted read it from the disk (rg's CPU in such a round was several times
+// its own), and the others found it cached.
 func spawnInterleaved(n int, cmds []*cold) error {
-	for i := 0; i < n; i++ {
+	for i := -1; i < n; i++ {
 		for _, c := range cmds {
 			if c.fn != nil {
 				start := time.Now()
 				if err := c.fn(); err != nil {
 					return err
 				}
-				c.ds = append(c.ds, time.Since(start))
+				if i >= 0 {
+					c.ds = append(c.ds, time.Since(start))
+				}
 				continue
 			}
 			cmd := exec.Command(c.name, c.args...)
@@ -95,6 +100,9 @@ func spawnInterleaved(n int, cmds []*cold) error {
 				}
 				c.refused = c.refused || tooMany
 			}
+			if i < 0 {
+				continue
+			}
 			c.ds = append(c.ds, d)
 			c.cpu = append(c.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 			if rss := maxRSS(cmd.ProcessState); rss > c.peak {
@@ -110,7 +118,7 @@ func main() { os.Exit(bench()) }
 // bench runs the measurement the flags ask for and returns the exit code.
 func bench() int {
 	notes := flag.Int("notes", 4997, "typed notes to generate (the scaffold adds 3 Markdown files)")
-	runs := flag.Int("runs", 15, "calls per measurement")
+	runs := flag.Int("runs", 15, "calls per measurement (cold calls: after one round not counted)")
 	withGit := flag.Bool("git", true, "measure the same tree as a Git worktree too")
 	withMCP := flag.Bool("mcp", true, "measure warm calls over MCP (a vivary-mcp process per workspace)")
 	warmRoot := flag.String("warm", "", "internal: measure the warm calls on this workspace in this process and print them")
