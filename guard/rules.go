@@ -55,8 +55,9 @@ type rule struct {
 	keys []string
 	// alsoWord: an assignment rule with an in-word alternative.
 	alsoWord bool
-	// may, when set, is false for a text the pattern cannot match in.
-	may func(string) bool
+	// tmpl: a keyword-assignment rule's template, whose may is false
+	// for a text the pattern cannot match in.
+	tmpl *template
 
 	once  sync.Once
 	re    *regexp.Regexp
@@ -72,8 +73,8 @@ type allowRule struct {
 
 func newRule(s *ruleSpec) *rule {
 	r := &rule{spec: s, shape: s.shape, minWord: s.minWord, keys: s.keys, alsoWord: s.alsoWord}
-	if s.regex == genericRegex {
-		r.may = genericMay
+	if s.shape == assigned {
+		r.tmpl = newTemplate(s.regex)
 	}
 	return r
 }
@@ -160,7 +161,7 @@ func allowed(lists []allowRule, secret, match, line string) bool {
 // entropy must exceed the rule's floor, and neither the global nor the
 // rule's allowlist may allow it.
 func (r *rule) finds(w string) bool {
-	if r.may != nil && !r.may(w) {
+	if r.tmpl != nil && !r.tmpl.may(w) {
 		return false
 	}
 	r.compile()
