@@ -56,8 +56,10 @@ type rule struct {
 	// alsoWord: an assignment rule with an in-word alternative.
 	alsoWord bool
 	// tmpl: a keyword-assignment rule's template, whose may is false
-	// for a text the pattern cannot match in.
+	// for a text the pattern cannot match in; may, of another rule, is
+	// the same.
 	tmpl *template
+	may  func(string) bool
 
 	once  sync.Once
 	re    *regexp.Regexp
@@ -75,6 +77,9 @@ func newRule(s *ruleSpec) *rule {
 	r := &rule{spec: s, shape: s.shape, minWord: s.minWord, keys: s.keys, alsoWord: s.alsoWord}
 	if s.shape == assigned {
 		r.tmpl = newTemplate(s.regex)
+	}
+	if s.regex == vaultRegex {
+		r.may = vaultMay
 	}
 	return r
 }
@@ -161,7 +166,7 @@ func allowed(lists []allowRule, secret, match, line string) bool {
 // entropy must exceed the rule's floor, and neither the global nor the
 // rule's allowlist may allow it.
 func (r *rule) finds(w string) bool {
-	if r.tmpl != nil && !r.tmpl.may(w) {
+	if r.tmpl != nil && !r.tmpl.may(w) || r.may != nil && !r.may(w) {
 		return false
 	}
 	r.compile()
