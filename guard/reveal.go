@@ -10,9 +10,9 @@ import (
 	"unicode/utf8"
 )
 
-// revealed reports, for s, its security text t and whether s is ASCII, a
-// credential that a reader of the raw text would see
-// but the screen over the raw text does not, because it is written so that
+// revealed reports a credential in s (whose security text is t; ascii
+// says whether s is ASCII) that a reader of the raw text would see but
+// the screen over the raw text does not, because it is written so that
 // the characters differ from the key while the reading does not:
 //
 //   - encoded: HTML character references (&#95;), percent-escapes (%5F),

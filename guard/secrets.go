@@ -165,10 +165,11 @@ func beginIndex2(t string, from int) int {
 }
 
 // nextDashes is nextIndex(t, i, "-----"). strings.Index finds "-" and
-// compares, and after a few "-" that start no fence (front matter, a
-// hyphenated word, a table rule) reads the rest of the text a position
-// at a time; this reads on from the end of each run of "-" instead: no
-// position inside a run shorter than five starts a fence.
+// compares, and once the "-" that start no fence (front matter, hyphenated
+// ids, table rules) are more than about one in eight of the bytes read,
+// reads the rest of the text a position at a time; this goes on from the
+// end of each run of "-" instead: no position inside a run shorter than
+// five starts a fence.
 func nextDashes(t string, i int) int {
 	for i = nextByte(t, i, '-'); i < len(t); i = nextByte(t, i, '-') {
 		j := i + 1
