@@ -23,14 +23,15 @@ import (
 // like "your", "api", "key", "password", "here" are let through, as are
 // type words (token: string) and plain settings (auth: required).
 func Credential(s string) bool {
-	t := securityText(s)
+	ascii, control := asciiControl(s)
+	t := securityTextOf(s, ascii, control)
 	if strings.IndexByte(t, '@') >= 0 && (userinfo(t) || sqlplusFinds(t)) {
 		return true
 	}
 	if mayHoldToken(t) && (tokenRe.MatchString(t) || tokenAcrossLines(t)) {
 		return true
 	}
-	return screen().finds(t) || revealed(s, t)
+	return screen().finds(t) || revealed(s, t, ascii)
 }
 
 // CredentialName reports a file or folder name that holds a credential:

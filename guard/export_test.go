@@ -7,7 +7,8 @@ var HasControl = hasControl
 var ASCIIControl = asciiControl
 
 // FastScansAgree compares the vectorised scans with plain loops over t: the
-// token prefilter never rejects what the token pattern matches, the
+// token prefilter never rejects what the token pattern matches, the fence
+// search finds the "-----" strings.Index does from every offset, the
 // assignment scan visits every "=" and ":", and the word gate reports
 // exactly the words of at least n bytes.
 func FastScansAgree(t string, n int) bool {
@@ -23,6 +24,11 @@ func FastScansAgree(t string, n int) bool {
 	}
 	if assignment(t) != slow {
 		return false
+	}
+	for i := 0; i <= len(t); i++ {
+		if nextDashes(t, i) != nextIndex(t, i, "-----") {
+			return false
+		}
 	}
 	var fast, plain [][2]int
 	forLongWords(t, n, func(a, b int) bool { fast = append(fast, [2]int{a, b}); return false })

@@ -82,7 +82,14 @@ func IsASCII(s string) bool { return isASCII(s) }
 // Whitespace becomes a plain space. ASCII text takes a fast path: both
 // normal forms are the identity on it.
 func securityText(s string) string {
-	if ascii, control := asciiControl(s); ascii {
+	ascii, control := asciiControl(s)
+	return securityTextOf(s, ascii, control)
+}
+
+// securityTextOf is securityText for a caller that has asciiControl(s)
+// already: Credential reads it once for the text and its second view.
+func securityTextOf(s string, ascii, control bool) string {
+	if ascii {
 		// Detectors treat every ASCII space character alike, so only other
 		// control bytes need removing; most text has none and is not copied.
 		if !control {

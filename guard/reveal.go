@@ -10,8 +10,9 @@ import (
 	"unicode/utf8"
 )
 
-// revealed reports a credential that a reader of the raw text would see
-// but the screen over the raw text does not, because it is written so that
+// revealed reports a credential in s (whose security text is t; ascii
+// says whether s is ASCII) that a reader of the raw text would see but
+// the screen over the raw text does not, because it is written so that
 // the characters differ from the key while the reading does not:
 //
 //   - encoded: HTML character references (&#95;), percent-escapes (%5F),
@@ -28,9 +29,9 @@ import (
 // Each view is screened only when it differs from the raw text, and the
 // join only when a token's keyword is in the text, so ordinary notes pay a
 // scan or two.
-func revealed(s, t string) bool {
+func revealed(s, t string, ascii bool) bool {
 	d := t
-	if mayBeEncoded(s) {
+	if mayBeEncodedOf(s, ascii) {
 		// decode gives s itself back when it undid nothing: no second
 		// normalisation then.
 		if dec := decode(s); dec != s {
@@ -175,13 +176,17 @@ func mayHoldKeyword(t string) bool {
 
 // mayBeEncoded is a cheap filter for decode: it changes nothing in text
 // without one of these bytes or a non-ASCII rune.
-func mayBeEncoded(s string) bool {
+func mayBeEncoded(s string) bool { return mayBeEncodedOf(s, isASCII(s)) }
+
+// mayBeEncodedOf is mayBeEncoded for a caller that knows whether s is
+// ASCII: no pass of its own for that.
+func mayBeEncodedOf(s string, ascii bool) bool {
 	for _, c := range []byte("&%\\*`<") {
 		if strings.IndexByte(s, c) >= 0 {
 			return true
 		}
 	}
-	return !isASCII(s)
+	return !ascii
 }
 
 // hasInWordMarkup is a cheap filter for inWordMarkup: a run of "*" or "`"

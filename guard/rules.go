@@ -55,6 +55,11 @@ type rule struct {
 	keys []string
 	// alsoWord: an assignment rule with an in-word alternative.
 	alsoWord bool
+	// tmpl: a keyword-assignment rule's template, whose may is false
+	// for a text the pattern cannot match in; may, of another rule, is
+	// the same.
+	tmpl *template
+	may  func(string) bool
 
 	once  sync.Once
 	re    *regexp.Regexp
@@ -69,7 +74,14 @@ type allowRule struct {
 }
 
 func newRule(s *ruleSpec) *rule {
-	return &rule{spec: s, shape: s.shape, minWord: s.minWord, keys: s.keys, alsoWord: s.alsoWord}
+	r := &rule{spec: s, shape: s.shape, minWord: s.minWord, keys: s.keys, alsoWord: s.alsoWord}
+	if s.shape == assigned {
+		r.tmpl = newTemplate(s.regex)
+	}
+	if s.regex == vaultRegex {
+		r.may = vaultMay
+	}
+	return r
 }
 
 func (r *rule) compile() {
@@ -154,6 +166,9 @@ func allowed(lists []allowRule, secret, match, line string) bool {
 // entropy must exceed the rule's floor, and neither the global nor the
 // rule's allowlist may allow it.
 func (r *rule) finds(w string) bool {
+	if r.tmpl != nil && !r.tmpl.may(w) || r.may != nil && !r.may(w) {
+		return false
+	}
 	r.compile()
 	for _, m := range r.re.FindAllStringSubmatchIndex(w, -1) {
 		match := strings.Trim(w[m[0]:m[1]], "\n")

@@ -156,10 +156,30 @@ func (e *engine) finds(t string) bool {
 func beginIndex(t string) int { return beginIndex2(t, 0) }
 
 func beginIndex2(t string, from int) int {
-	for i := nextIndex(t, from, "-----"); i < len(t); i = nextIndex(t, i+5, "-----") {
+	for i := nextDashes(t, from); i < len(t); i = nextDashes(t, i+5) {
 		if i+10 <= len(t) && strings.EqualFold(t[i+5:i+10], "begin") {
 			return i
 		}
+	}
+	return len(t)
+}
+
+// nextDashes is nextIndex(t, i, "-----"). strings.Index finds "-" and
+// compares, and once the "-" that start no fence (front matter, hyphenated
+// ids, table rules) are more than about one in eight of the bytes read,
+// reads the rest of the text a position at a time; this goes on from the
+// end of each run of "-" instead: no position inside a run shorter than
+// five starts a fence.
+func nextDashes(t string, i int) int {
+	for i = nextByte(t, i, '-'); i < len(t); i = nextByte(t, i, '-') {
+		j := i + 1
+		for j < len(t) && j-i < 5 && t[j] == '-' {
+			j++
+		}
+		if j-i == 5 {
+			return i
+		}
+		i = j
 	}
 	return len(t)
 }
