@@ -24,3 +24,29 @@ func TestNextDashesEveryRun(t *testing.T) {
 		}
 	}
 }
+
+// TestBeginIndexEveryRun: the header search finds, from every offset, the
+// first "-----" directly before "begin" in any case, whatever run of
+// dashes it ends (six to nine were missed once).
+func TestBeginIndexEveryRun(t *testing.T) {
+	first := func(s string, from int) int {
+		for p := from; p+10 <= len(s); p++ {
+			if s[p:p+5] == "-----" && strings.EqualFold(s[p+5:p+10], "begin") {
+				return p
+			}
+		}
+		return len(s)
+	}
+	for _, word := range []string{"BEGIN", "begin", "BEGI", "-BEGIN"} {
+		for n := 0; n <= 14; n++ {
+			for m := 0; m <= 14; m++ {
+				s := "a" + strings.Repeat("-", n) + word + " x " + strings.Repeat("-", m) + word + "\n"
+				for i := 0; i <= len(s); i++ {
+					if got, want := beginIndex2(s, i), first(s, i); got != want {
+						t.Fatalf("beginIndex2(%q, %d) = %d, want %d", s, i, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -60,6 +60,22 @@ func TestKeyAmidPunctuation(t *testing.T) {
 	}
 }
 
+// TestKeyBlockBehindLongerDashes: a key block whose header has more than
+// five dashes before BEGIN ("------BEGIN", as a hand-edited or pasted
+// note may) is a key block: the expressions match it at its last five,
+// and the header search must get there too (six to nine were missed).
+func TestKeyBlockBehindLongerDashes(t *testing.T) {
+	body := "MIIEow" + rnd(70, 58, alnum) + "\n" + rnd(71, 64, alnum) + "\n-----END RSA PRIVATE KEY-----\n"
+	for n := 5; n <= 16; n++ {
+		head := strings.Repeat("-", n) + "BEGIN RSA PRIVATE KEY-----\n"
+		for _, s := range []string{head + body, "intro --- text\n" + head + body, "--- a\n" + strings.Repeat("-", n) + "x\n" + head + body} {
+			if !guard.Credential(s) {
+				t.Errorf("a key block behind %d dashes was let through: %q", n, s[:min(len(s), 60)])
+			}
+		}
+	}
+}
+
 // TestLookAlikeDashes: a key block's fences and a key's prefix read the
 // same with any dash a reader takes for "-" (item 2).
 func TestLookAlikeDashes(t *testing.T) {

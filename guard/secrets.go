@@ -157,6 +157,12 @@ func beginIndex(t string) int { return beginIndex2(t, 0) }
 
 func beginIndex2(t string, from int) int {
 	for i := nextDashes(t, from); i < len(t); i = nextDashes(t, i+5) {
+		// A longer run of dashes ("------BEGIN") ends in a fence too: its
+		// last five. Looking only after each run's first five missed a
+		// header behind six to nine dashes.
+		for i+5 < len(t) && t[i+5] == '-' {
+			i++
+		}
 		if i+10 <= len(t) && strings.EqualFold(t[i+5:i+10], "begin") {
 			return i
 		}
