@@ -252,8 +252,12 @@ func variationOrdinary(s string, i, n int) bool {
 	if i == 0 {
 		return false
 	}
-	prev, _ := utf8.DecodeLastRuneInString(s[:i])
+	prev, size := utf8.DecodeLastRuneInString(s[:i])
 	switch {
+	case prev == utf8.RuneError && size <= 1:
+		// A byte that is not UTF-8 is no symbol (U+FFFD) to vary: once
+		// Escape spells it as \xb4, the selector would follow a digit.
+		return false
 	case invisibleRune(prev) || unicode.Is(unicode.Variation_Selector, prev):
 		return false
 	case prev >= '0' && prev <= '9' || prev == '#' || prev == '*':
