@@ -2,9 +2,12 @@ package guard
 
 import (
 	"math/rand"
+	"regexp"
 	"regexp/syntax"
 	"strings"
 	"testing"
+
+	"github.com/vivary-dev/vivary-go/guard/internal/rulekit"
 )
 
 // templateRules are the rules a template filters, compiled.
@@ -123,4 +126,63 @@ func FuzzTemplateMay(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTemplateOpsAsWritten: templateOpStart and templateOpLengths spell
+// rulekit.TemplateOps by hand; every string of up to four operator bytes
+// (and others) must give the lengths the expression matches, so an
+// operator added to the template fails here instead of being missed by
+// may.
+func TestTemplateOpsAsWritten(t *testing.T) {
+	op := regexp.MustCompile(`^(?:` + rulekit.TemplateOps + `)$`)
+	const alphabet = "=>:|?,<-!~&a \t"
+	var walk func(s string)
+	walk = func(s string) {
+		if len(s) > 0 {
+			var want uint
+			for n := 1; n <= len(s); n++ {
+				if op.MatchString(s[:n]) {
+					want |= 1 << n
+				}
+			}
+			got := uint(0)
+			if templateOpStart[s[0]] {
+				got = templateOpLengths(s, 0)
+			}
+			if got != want {
+				t.Fatalf("operators at %q: lengths %b, the expression matches %b", s, got, want)
+			}
+		}
+		if len(s) < 4 {
+			for i := 0; i < len(alphabet); i++ {
+				walk(s + alphabet[i:i+1])
+			}
+		}
+	}
+	walk("")
+}
+
+// TestTemplateWithFoldedLiteral: rulekit.MinLen counts a literal's bytes,
+// and K (the Kelvin sign, three bytes) is k under case folding. The
+// parser keeps a folded literal as its smallest fold (ASCII K), so a
+// value spelled with one still counts one byte and may lets its ASCII
+// matches through.
+func TestTemplateWithFoldedLiteral(t *testing.T) {
+	f := templateForms[0]
+	pattern := f.pre + "key" + f.mid + "\u212a[a-z]{3}" + templateEnd
+	p := newTemplate(pattern)
+	if p == nil {
+		t.Fatal("the synthetic rule is not spelled as the template")
+	}
+	for _, s := range []string{"key = kabc", "key: Kxyz"} {
+		if !regexp.MustCompile(pattern).MatchString(s) {
+			t.Fatalf("the expression does not match %q", s)
+		}
+		if !p.may(s) {
+			t.Fatalf("may(%q) is false, but the expression matches it", s)
+		}
+	}
+	if !p.ok || p.valMin != 4 {
+		t.Fatalf("read %v, shortest value %d; want read, 4", p.ok, p.valMin)
+	}
 }
