@@ -55,11 +55,10 @@ type rule struct {
 	keys []string
 	// alsoWord: an assignment rule with an in-word alternative.
 	alsoWord bool
-	// tmpl: a keyword-assignment rule's template, whose may is false
-	// for a text the pattern cannot match in; may, of another rule, is
-	// the same.
-	tmpl *template
+	// may, when set, is false for a text the expression cannot match in:
+	// a keyword-assignment rule's template's (tmpl), or vaultMay.
 	may  func(string) bool
+	tmpl *template
 
 	once  sync.Once
 	re    *regexp.Regexp
@@ -76,7 +75,9 @@ type allowRule struct {
 func newRule(s *ruleSpec) *rule {
 	r := &rule{spec: s, shape: s.shape, minWord: s.minWord, keys: s.keys, alsoWord: s.alsoWord}
 	if s.shape == assigned {
-		r.tmpl = newTemplate(s.regex)
+		if r.tmpl = newTemplate(s.regex); r.tmpl != nil {
+			r.may = r.tmpl.may
+		}
 	}
 	if s.regex == vaultRegex {
 		r.may = vaultMay
@@ -166,7 +167,7 @@ func allowed(lists []allowRule, secret, match, line string) bool {
 // entropy must exceed the rule's floor, and neither the global nor the
 // rule's allowlist may allow it.
 func (r *rule) finds(w string) bool {
-	if r.tmpl != nil && !r.tmpl.may(w) || r.may != nil && !r.may(w) {
+	if r.may != nil && !r.may(w) {
 		return false
 	}
 	r.compile()

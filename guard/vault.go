@@ -34,6 +34,4 @@ func vaultMay(w string) bool {
 	return false
 }
 
-func isWordOrDash(c byte) bool {
-	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
+func isWordOrDash(c byte) bool { return c == '_' || c == '-' || isAlnum(c) }
