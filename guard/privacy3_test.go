@@ -68,7 +68,10 @@ func TestKeyBlockBehindLongerDashes(t *testing.T) {
 	body := "MIIEow" + rnd(70, 58, alnum) + "\n" + rnd(71, 64, alnum) + "\n-----END RSA PRIVATE KEY-----\n"
 	for n := 5; n <= 16; n++ {
 		head := strings.Repeat("-", n) + "BEGIN RSA PRIVATE KEY-----\n"
-		for _, s := range []string{head + body, "intro --- text\n" + head + body, "--- a\n" + strings.Repeat("-", n) + "x\n" + head + body} {
+		// A run of look-alike dashes, or one mixed with "-", reads the same.
+		lookAlike := strings.Repeat("\u2014", n-1) + "-" + head[n:]
+		for _, s := range []string{head + body, "intro --- text\n" + head + body, "--- a\n" + strings.Repeat("-", n) + "x\n" + head + body,
+			lookAlike + body, strings.Repeat("\u2010", n) + head[n:] + body} {
 			if !guard.Credential(s) {
 				t.Errorf("a key block behind %d dashes was let through: %q", n, s[:min(len(s), 60)])
 			}
